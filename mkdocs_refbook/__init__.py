@@ -1,0 +1,3 @@
+"""MkDocs plugin for refbook (the host adapter). Grows with its own issue; the core is ``refbook``."""
+
+from __future__ import annotations

@@ -1,0 +1,71 @@
+"""The neutral inline tree (IR) that styles produce and renderers consume.
+
+Field values decoded from LaTeX (``refbook.latex``) use the same nodes, so markup written in a
+``.bib`` file (``\\emph``, ``{Case Protected}``) flows unchanged into the rendered output. Text is
+never pre-escaped: each renderer escapes for its own format.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+StyleKind: TypeAlias = Literal[
+    "emph", "strong", "smallcaps", "sup", "sub", "code", "nocase", "quoted", "underline"
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Styled:
+    """Formatting around children. ``nocase`` protects from case changes and renders as nothing;
+    ``quoted`` renders with typographic quotes (kept as a node so punctuation can move inside)."""
+
+    kind: StyleKind
+    children: tuple[Inline, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A hyperlink. Renderers emit it only for http(s) URLs; anything else renders as text."""
+
+    url: str
+    children: tuple[Inline, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A semantic wrapper: ``role`` says what it holds (``entry``, ``citation``, ``unresolved``,
+    ``title`` …); ``key`` is the entry key it belongs to, if any. Renderers may turn it into an
+    element with a class/anchor or drop it."""
+
+    role: str
+    children: tuple[Inline, ...]
+    key: str = ""
+
+
+Inline: TypeAlias = Text | Styled | Link | Span
+Inlines: TypeAlias = tuple[Inline, ...]
+
+
+def plain(nodes: Inlines) -> str:
+    """The text of a tree without any markup (quotes included as typographic quotes)."""
+    out: list[str] = []
+    _plain(nodes, out)
+    return "".join(out)
+
+
+def _plain(nodes: Inlines, out: list[str]) -> None:
+    for n in nodes:
+        if isinstance(n, Text):
+            out.append(n.text)
+        elif isinstance(n, Styled) and n.kind == "quoted":
+            out.append("\u201c")
+            _plain(n.children, out)
+            out.append("\u201d")
+        else:
+            _plain(n.children, out)

@@ -1,0 +1,122 @@
+"""Core data models: what the readers produce and every later stage consumes.
+
+All models are frozen, slotted dataclasses with tuple fields, so they can be cached, hashed,
+pickled across Sphinx's parallel workers and compared in tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from refbook.diagnostics import Diagnostic
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Location:
+    """A place in a source file (1-based line; 0 means "the whole file")."""
+
+    file: str
+    line: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    """One name of a name list, split the way BibTeX splits it.
+
+    The parts are plain Unicode (LaTeX decoded, braces removed). ``literal`` is set for a name
+    written entirely in braces (``{{World Health Organization}}``) or that has no parts to split:
+    it is rendered as written and never abbreviated or inverted. ``others`` marks BibTeX's
+    ``and others``.
+    """
+
+    first: str = ""
+    von: str = ""
+    last: str = ""
+    jr: str = ""
+    literal: str = ""
+    others: bool = False
+
+    @property
+    def is_literal(self) -> bool:
+        return bool(self.literal)
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """A field of an entry: lower-cased name, its value as LaTeX source, where it was written.
+
+    ``value`` is the field after ``@string`` expansion and ``#`` concatenation, with the outer
+    delimiters removed but inner braces and LaTeX commands kept (case protection and markup
+    matter to styles). ``refbook.latex`` turns it into text or inline markup.
+    """
+
+    name: str
+    value: str
+    location: Location
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One bibliography entry. ``type`` is lower-cased; fields keep their source order."""
+
+    key: str
+    type: str
+    fields: tuple[Field, ...]
+    location: Location
+
+    def field(self, name: str) -> Field | None:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        return None
+
+    def get(self, name: str, default: str = "") -> str:
+        f = self.field(name)
+        return f.value if f is not None else default
+
+    def __contains__(self, name: object) -> bool:
+        return any(f.name == name for f in self.fields)
+
+
+
+@dataclass(frozen=True, slots=True)
+class Bibliography:
+    """All entries of a book (one or several files), in reading order, with reading diagnostics.
+
+    When two files define the same key, the first definition wins and the second is reported.
+    """
+
+    entries: tuple[Entry, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    sources: tuple[str, ...] = ()
+    _index: dict[str, Entry] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        index = self._index
+        for e in self.entries:
+            index.setdefault(e.key, e)
+
+    def __getitem__(self, key: str) -> Entry:
+        return self._index[key]
+
+    def get(self, key: str) -> Entry | None:
+        return self._index.get(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._index
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def keys(self) -> tuple[str, ...]:
+        return tuple(e.key for e in self.entries)
