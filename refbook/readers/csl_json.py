@@ -1,0 +1,289 @@
+"""Read a CSL-JSON bibliography (as pandoc, Zotero or citeproc-js write it) into CSL items.
+
+This reader sits beside ``refbook.readers.bibtex`` at the start of the flow, but skips the
+BibTeX → CSL mapping (``refbook.bibtex_csl``): CSL-JSON already speaks the vocabulary of
+``refbook.csl``. Rich text in string values uses citeproc-js' HTML-like markup (``<i>``, ``<b>``,
+``<sup>``, ``<sub>``, ``<span style="font-variant:small-caps;">``, ``<span class="nocase">``);
+it becomes the inline tree of ``refbook.ir``.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from refbook import csl, ir
+from refbook.diagnostics import Code, Diagnostic
+from refbook.models import Location
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+__all__ = ["item_from_json", "markup_to_inlines", "read_csl_json"]
+
+_TAG = re.compile(r"<(/?)([a-zA-Z]+)((?:\s+[^<>]*)?)\s*(/?)>")
+
+# Tag (with its attributes folded to a marker) → inline kind; None keeps the children only.
+_SPAN_STYLES: dict[str, ir.StyleKind | None] = {
+    "font-variant:small-caps;": "smallcaps",
+    "font-variant:small-caps": "smallcaps",
+    "font-style:italic;": "emph",
+    "font-weight:bold;": "strong",
+    "font-style:normal;": None,
+    "font-weight:normal;": None,
+    "font-variant:normal;": None,
+    "baseline": None,
+}
+_SIMPLE_TAGS: dict[str, ir.StyleKind] = {
+    "i": "emph",
+    "em": "emph",
+    "b": "strong",
+    "strong": "strong",
+    "sup": "sup",
+    "sub": "sub",
+    "sc": "smallcaps",
+    "u": "underline",
+    "code": "code",
+}
+_KINDS: dict[str, ir.StyleKind] = {
+    k: k for k in ("emph", "strong", "smallcaps", "sup", "sub", "code", "nocase", "underline")
+}
+_ENTITY = re.compile(r"&(#\d+|#x[0-9a-fA-F]+|amp|lt|gt|quot|apos|nbsp);")
+_ATTR = re.compile(r"""([a-zA-Z-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+
+_DATE_VARIABLES = frozenset(
+    {
+        "accessed",
+        "available-date",
+        "event-date",
+        "issued",
+        "original-date",
+        "submitted",
+    }
+)
+
+
+def read_csl_json(text: str, file: str) -> tuple[tuple[csl.Item, ...], tuple[Diagnostic, ...]]:
+    """Parse a CSL-JSON document (a list of items, or one item) into items and diagnostics.
+
+    Items without an ``id`` are skipped and reported; everything else is kept as well as it can
+    be read.
+    """
+    location = Location(file)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        diag = Diagnostic(
+            Code.SYNTAX,
+            f"not valid CSL-JSON: {exc.msg}",
+            Location(file, exc.lineno),
+        )
+        return (), (diag,)
+    if isinstance(data, dict):
+        data = data.get("items", [data]) if "id" not in data else [data]
+    if not isinstance(data, list):
+        return (), (Diagnostic(Code.SYNTAX, "CSL-JSON must be a list of items", location),)
+    items: list[csl.Item] = []
+    diags: list[Diagnostic] = []
+    for n, raw in enumerate(data, 1):
+        if not isinstance(raw, dict) or raw.get("id") in (None, ""):
+            diags.append(
+                Diagnostic(Code.SYNTAX, f"CSL-JSON item {n} has no id; it is skipped", location)
+            )
+            continue
+        items.append(item_from_json(raw))
+    return tuple(items), tuple(diags)
+
+
+def item_from_json(raw: Mapping[str, Any]) -> csl.Item:
+    """One CSL-JSON object → :class:`refbook.csl.Item` (unknown shapes are read as text)."""
+    text: list[tuple[str, ir.Inlines]] = []
+    names: list[tuple[str, tuple[csl.Name, ...]]] = []
+    dates: list[tuple[str, csl.Date]] = []
+    language = ""
+    for key, value in raw.items():
+        if key in ("id", "type") or value is None:
+            continue
+        if key == "language":
+            language = str(value)
+            continue
+        if key in _DATE_VARIABLES or (isinstance(value, dict) and _looks_like_date(value)):
+            date = _date(value)
+            if date is not None:
+                dates.append((key, date))
+            continue
+        if isinstance(value, list):
+            if all(isinstance(v, dict) for v in value):
+                names.append((key, _names(value)))
+                continue
+            value = ", ".join(str(v) for v in value)
+        if isinstance(value, bool | dict):
+            continue
+        inlines = markup_to_inlines(str(value))
+        if inlines:
+            text.append((key, inlines))
+    return csl.Item(
+        id=str(raw["id"]),
+        type=str(raw.get("type", "")),
+        text=tuple(text),
+        names=tuple(names),
+        dates=tuple(dates),
+        language=language,
+    )
+
+
+def _looks_like_date(value: Mapping[str, Any]) -> bool:
+    return any(k in value for k in ("date-parts", "raw", "literal", "season", "circa"))
+
+
+def _names(values: list[Any]) -> tuple[csl.Name, ...]:
+    out: list[csl.Name] = []
+    last = len(values) - 1
+    for i, v in enumerate(values):
+        literal = str(v.get("literal", "") or "")
+        if i == last and i > 0 and literal == "others":
+            out.append(csl.Name(others=True))
+            continue
+        out.append(
+            csl.Name(
+                family=str(v.get("family", "") or ""),
+                given=str(v.get("given", "") or ""),
+                non_dropping_particle=str(v.get("non-dropping-particle", "") or ""),
+                dropping_particle=str(v.get("dropping-particle", "") or ""),
+                suffix=str(v.get("suffix", "") or ""),
+                literal=literal,
+            )
+        )
+    return tuple(out)
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        return 0
+
+
+def _part(parts: Any) -> csl.DatePart | None:
+    if not isinstance(parts, list) or not parts:
+        return None
+    nums = [_int(p) for p in parts[:3]]
+    while len(nums) < 3:
+        nums.append(0)
+    if not any(nums):
+        return None
+    return csl.DatePart(nums[0], nums[1], nums[2])
+
+
+_RAW_DATE = re.compile(r"^\s*(-?\d{1,4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?\s*$")
+
+
+def _raw_part(text: str) -> csl.DatePart | None:
+    m = _RAW_DATE.match(text)
+    if m is None:
+        return None
+    return csl.DatePart(int(m[1]), int(m[2] or 0), int(m[3] or 0))
+
+
+def _date(value: Any) -> csl.Date | None:
+    if isinstance(value, str | int):
+        value = {"raw": str(value)}
+    if not isinstance(value, dict):
+        return None
+    circa = bool(value.get("circa"))
+    season = _int(value.get("season", 0))
+    parts = value.get("date-parts")
+    if isinstance(parts, list) and parts:
+        start = _part(parts[0])
+        end = _part(parts[1]) if len(parts) > 1 else None
+        if start is not None:
+            if season and not start.month:
+                start = csl.DatePart(start.year, 12 + season, start.day)
+            return csl.Date(start=start, end=end, circa=circa)
+    raw = value.get("raw")
+    if isinstance(raw, str) and raw.strip():
+        pieces = raw.split("/")
+        start = _raw_part(pieces[0])
+        end = _raw_part(pieces[1]) if len(pieces) == 2 else None
+        if start is not None and (len(pieces) == 1 or end is not None):
+            return csl.Date(start=start, end=end, circa=circa)
+        return csl.Date(literal=raw.strip(), circa=circa)
+    literal = value.get("literal")
+    if isinstance(literal, str) and literal.strip():
+        return csl.Date(literal=literal.strip(), circa=circa)
+    return None
+
+
+def markup_to_inlines(value: str) -> ir.Inlines:
+    """citeproc-js' HTML-like markup → inline tree; unknown tags are kept as text."""
+    if "<" not in value:
+        out: list[ir.Inline] = []
+        _add_text(out, value)
+        return tuple(out)
+    # Each stack frame: (tag name, kind or None for "children only", url, children).
+    stack: list[tuple[str, str | None, str, list[ir.Inline]]] = [("", None, "", [])]
+    pos = 0
+    for m in _TAG.finditer(value):
+        _add_text(stack[-1][3], value[pos : m.start()])
+        pos = m.end()
+        closing, tag, attrs, selfclosing = m[1], m[2].lower(), m[3], m[4]
+        if selfclosing:
+            _add_text(stack[-1][3], m[0])
+            continue
+        if closing:
+            if len(stack) > 1 and stack[-1][0] == tag:
+                _close(stack)
+            else:
+                _add_text(stack[-1][3], m[0])
+            continue
+        opened = _open(tag, attrs)
+        if opened is None:
+            _add_text(stack[-1][3], m[0])
+            continue
+        kind, url = opened
+        stack.append((tag, kind, url, []))
+    _add_text(stack[-1][3], value[pos:])
+    while len(stack) > 1:
+        _close(stack)
+    return tuple(stack[0][3])
+
+
+def _open(tag: str, attrs: str) -> tuple[str | None, str] | None:
+    if tag in _SIMPLE_TAGS:
+        return _SIMPLE_TAGS[tag], ""
+    found = {m[1].lower(): (m[2] if m[2] is not None else m[3]) for m in _ATTR.finditer(attrs)}
+    if tag == "a":
+        return "link", html.unescape(found.get("href", ""))
+    if tag == "span":
+        if found.get("class") in ("nocase", "nodecor"):
+            return ("nocase" if found["class"] == "nocase" else None), ""
+        style = found.get("style", "").replace(" ", "")
+        if style in _SPAN_STYLES:
+            return _SPAN_STYLES[style], ""
+        return None, ""
+    return None
+
+
+def _close(stack: list[tuple[str, str | None, str, list[ir.Inline]]]) -> None:
+    _tag, kind, url, children = stack.pop()
+    parent = stack[-1][3]
+    kids = tuple(children)
+    if kind is None:
+        parent.extend(kids)
+    elif kind == "link":
+        parent.append(ir.Link(url, kids))
+    elif kids:
+        parent.append(ir.Styled(_KINDS[kind], kids))
+
+
+def _add_text(out: list[ir.Inline], text: str) -> None:
+    if not text:
+        return
+    if "&" in text:
+        text = _ENTITY.sub(lambda m: html.unescape(m[0]), text)
+    if out and isinstance(out[-1], ir.Text):
+        out[-1] = ir.Text(out[-1].text + text)
+    else:
+        out.append(ir.Text(text))

@@ -1,0 +1,1146 @@
+"""Evaluating CSL elements for one item: the heart of the CSL interpreter.
+
+``Evaluator.layout(node, item, …)`` walks a citation or bibliography layout for one
+:class:`refbook.csl.Item` and returns an output tree (``output.Out``). Group suppression, name
+formatting (et al., initials, particles), dates, numbers, labels, terms and substitution follow
+the CSL 1.0.2 specification as citeproc implements it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from refbook.ir import Inlines, Text
+from refbook.styles.csl.output import (
+    NO_FORMAT,
+    Fmt,
+    Formatting,
+    Linked,
+    Lit,
+    Out,
+    Tag,
+    formatted,
+    grouped,
+    lit,
+    render,
+    stringify,
+)
+
+if TYPE_CHECKING:
+    from refbook.csl import Date, DatePart, Item, Name
+    from refbook.styles.csl.style import Node, Style
+
+EN_DASH = "\u2013"
+
+NAME_VARS = frozenset(
+    "author editor translator collection-editor composer container-author director "
+    "editorial-director illustrator interviewer original-author recipient reviewed-author "
+    "chair compiler contributor curator executive-producer guest host narrator organizer "
+    "performer producer script-writer series-creator editortranslator".split()
+)
+DATE_VARS = frozenset(
+    "accessed available-date event-date issued original-date submitted".split()
+)
+
+_NAME_ATTRS = (
+    "and", "delimiter-precedes-et-al", "delimiter-precedes-last", "et-al-min",
+    "et-al-use-first", "et-al-use-last", "et-al-subsequent-min", "et-al-subsequent-use-first",
+    "initialize", "initialize-with", "name-as-sort-order", "sort-separator", "form",
+)
+
+
+@dataclass(slots=True)
+class Disamb:
+    """Disambiguation state of one item (citeproc's DisambiguationData)."""
+
+    year_suffix: int = 0
+    name_hints: dict[Name, str] = field(default_factory=dict)
+    et_al_names: int = 0
+    condition: bool = False
+
+
+def formatting_of(attrs: dict[str, str]) -> Formatting:
+    return Formatting(
+        prefix=attrs.get("prefix"),
+        suffix=attrs.get("suffix"),
+        delimiter=attrs.get("delimiter"),
+        font_style=attrs.get("font-style"),
+        font_variant=attrs.get("font-variant"),
+        font_weight=attrs.get("font-weight"),
+        text_decoration=attrs.get("text-decoration"),
+        vertical_align=attrs.get("vertical-align"),
+        text_case=attrs.get("text-case"),
+        quotes=attrs.get("quotes") == "true",
+        strip_periods=attrs.get("strip-periods") == "true",
+        display=attrs.get("display"),
+    )
+
+
+def _is_numeric_chunk(t: str) -> bool:
+    t = t.strip()
+    i, j = 0, len(t)
+    while i < j and t[i].isalpha():
+        i += 1
+    while j > i and t[j - 1].isalpha():
+        j -= 1
+    core = t[i:j]
+    return bool(core) and core.isdigit()
+
+
+def is_numeric(t: str) -> bool:
+    return all(_is_numeric_chunk(p) for p in re.split(r"[,\-&\u2013]", t))
+
+
+_SPLIT_NUMS = re.compile(r"([,;\-\u2013\s]+)")
+
+
+def split_nums(t: str) -> list[str | int]:
+    out: list[str | int] = []
+    for part in _SPLIT_NUMS.split(t):
+        if not part:
+            continue
+        if part.isdigit() and part.isascii():
+            out.append(int(part))
+        else:
+            out.append(EN_DASH if part == "-" else part)
+    return out
+
+
+def year_suffix_text(n: int) -> str:
+    if n < 27:
+        return chr(ord("a") + n - 1)
+    m = n - 1
+    return chr(ord("a") - 1 + m // 26) + chr(ord("a") + m % 26)
+
+
+def roman(n: int) -> str:
+    if n <= 0 or n >= 4000:
+        return str(n)
+    vals = [(1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
+            (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")]
+    out = ""
+    for v, s in vals:
+        while n >= v:
+            out += s
+            n -= v
+    return out
+
+
+def initialize(text: str, make_initials: bool, with_hyphen: bool, initialize_with: str) -> str:
+    """citeproc's initialize: "John Ronald" -> "J. R." (already-initialized parts kept)."""
+    words: list[tuple[bool, str]] = []  # (already_initial, text)
+    cs = ""
+    for c in text:
+        if c == ".":
+            if cs:
+                words.append((True, cs))
+            cs = ""
+        elif c == "-":
+            if cs:
+                words.append((False, cs))
+            cs = "-"
+        elif c == " ":
+            if len(cs) == 1:
+                words.append((True, cs))
+            elif cs:
+                words.append((False, cs))
+            cs = ""
+        else:
+            cs += c
+    if len(cs) == 1:
+        words.append((True, cs))
+    elif cs:
+        words.append((False, cs))
+
+    def add_suffix(t: str) -> str:
+        return t + initialize_with if t else ""
+
+    def to_initial(t: str) -> str:
+        if t.startswith("-"):
+            rest = t[1:]
+            if rest and rest[0].isupper():
+                return ("-" if with_hyphen else "") + rest[0].upper()
+            return ""
+        if t and t[0].isupper():
+            if len(t) > 2 and t[1].isupper() and t[2:].islower():
+                return t[0] + t[1].lower()
+            return t[0]
+        return t
+
+    parts: list[str] = []
+    for done, w in words:
+        if done:
+            parts.append(add_suffix(w))
+        elif w.islower() and w.isalpha():
+            parts.append(w + " " if initialize_with.endswith(" ") else " " + w + " ")
+        elif make_initials:
+            parts.append(add_suffix(to_initial(w)))
+        else:
+            parts.append(w + " ")
+    res = "".join(parts).replace(" -", "-")
+    return res.strip(" ")
+
+
+def _is_byzantine(name: Name) -> bool:
+    s = name.family + name.given
+    return all(ord(c) < 0x0590 or 0x1E00 <= ord(c) < 0x2000 or not c.isalpha() for c in s)
+
+
+class Evaluator:
+    """Evaluates layouts for items of one style. One instance per processor run."""
+
+    def __init__(self, style: Style) -> None:
+        self.style = style
+        self.locale = style.locale
+        self.page_range_format = style.options.get("page-range-format")
+        self.demote = style.options.get("demote-non-dropping-particle", "display-and-sort")
+        self.initialize_with_hyphen = style.options.get("initialize-with-hyphen", "true") == "true"
+        self.uses_year_suffix_var = style.uses_year_suffix_variable()
+        # per-item state
+        self.item: Item | None = None
+        self.disamb = Disamb()
+        self.substituted: set[str] = set()
+        self.var_count = [0, 0]
+        self.used_year_suffix = False
+        self.used_title = False
+        self.used_ident = False
+        self.in_bibliography = False
+        self.in_sort_key = False
+        self.in_substitute = False
+        self.subst_names: Node | None = None
+        self.position = "first"
+        self.locator = ""
+        self.label = ""
+        self.name_opts: dict[str, str] = {}
+
+    # ------------------------------------------------------------------ entry points
+
+    def layout(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
+               locator: str = "", label: str = "", position: str = "first") -> Out:
+        self.item = item
+        self.disamb = disamb
+        self.substituted = set()
+        self.var_count = [0, 0]
+        self.used_year_suffix = False
+        self.used_title = False
+        self.used_ident = False
+        self.in_bibliography = bibliography
+        self.in_sort_key = False
+        self.in_substitute = False
+        self.subst_names = None
+        self.position = position
+        self.locator = locator
+        self.label = label
+        self.name_opts = self._inherited_name_opts(area)
+        layout = next(c for c in area.children if c.tag == "layout")
+        xs = self.elements(layout.children)
+        if bibliography and not self.used_ident:
+            url = self._ident_url(item)
+            if url:
+                if self.used_title:
+                    xs = [_link_titles(x, url) for x in xs]
+                else:
+                    xs = [Linked(url, [x for x in xs if x is not None])]
+        if bibliography:
+            return formatted(formatting_of(layout.attrs), xs)
+        return grouped(xs)
+
+    def sort_key(self, area: Node, key: Node, item: Item, disamb: Disamb) -> list[str] | None:
+        self.item = item
+        self.disamb = disamb
+        self.substituted = set()
+        self.var_count = [0, 0]
+        self.used_year_suffix = False
+        self.in_bibliography = area.tag == "bibliography"
+        self.in_sort_key = True
+        self.in_substitute = False
+        self.subst_names = None
+        self.position = "first"
+        self.locator = self.label = ""
+        self.name_opts = self._inherited_name_opts(area)
+        for k in _NAME_ATTRS:
+            if k in key.attrs:
+                self.name_opts[k] = key.attrs[k]
+        if "macro" in key.attrs:
+            out = grouped(self.elements(self.style.macros[key.attrs["macro"]].children))
+            # an empty macro sorts first (citeproc: Just []), only a missing variable sorts last
+            return _normalize_sort_key(stringify(render(out)))
+        var = key.attrs.get("variable", "")
+        if var in NAME_VARS:
+            names = item.name_list(var)
+            if not names:
+                return None
+            joined = ",".join(" ".join(self._name_sort_parts(n)) for n in names)
+            return _normalize_sort_key(joined)
+        if var in DATE_VARS:
+            d = item.date(var)
+            return [_date_sort_text(d)] if d is not None else None
+        v = stringify(item.var(var))
+        if not v:
+            return None
+        if v.isdigit():
+            return [f"{int(v):09d}"]
+        return _normalize_sort_key(v)
+
+    def _inherited_name_opts(self, area: Node) -> dict[str, str]:
+        opts: dict[str, str] = {}
+        for src in (self.style.root.attrs, area.attrs):
+            for k in _NAME_ATTRS:
+                if k in src:
+                    opts[k] = src[k]
+            if "name-delimiter" in src:
+                opts["delimiter"] = src["name-delimiter"]
+            if "name-form" in src:
+                opts["form"] = src["name-form"]
+            if "names-delimiter" in src:
+                opts["names-delimiter"] = src["names-delimiter"]
+        return opts
+
+    @staticmethod
+    def _ident_url(item: Item) -> str:
+        for var, prefix in (("DOI", "https://doi.org/"), ("URL", "https://")):
+            t = stringify(item.var(var))
+            if t:
+                return t if "://" in t else prefix + t
+        return ""
+
+    # ------------------------------------------------------------------ variables
+
+    def _count(self, called: int, nonempty: int) -> None:
+        self.var_count[0] += called
+        self.var_count[1] += nonempty
+
+    def ask_text(self, var: str) -> Inlines | None:
+        assert self.item is not None
+        if var in self.substituted:
+            self._count(1, 0)
+            return None
+        if var == "page-first":
+            v = self.ask_text("page")
+            if v is None:
+                return None
+            return (Text(re.split(r"[,;\-\u2013]", stringify(v))[0]),)
+        v = self.item.var(var)
+        if v and stringify(v):
+            self._count(1, 1)
+            return v
+        self._count(1, 0)
+        return None
+
+    def ask_names(self, var: str) -> tuple[Name, ...] | None:
+        assert self.item is not None
+        if var in self.substituted:
+            self._count(1, 0)
+            return None
+        v = self.item.name_list(var)
+        self._count(1, 1 if v else 0)
+        return v or None
+
+    def ask_date(self, var: str) -> Date | None:
+        assert self.item is not None
+        if var in self.substituted:
+            self._count(1, 0)
+            return None
+        d = self.item.date(var)
+        self._count(1, 1 if d is not None else 0)
+        return d
+
+    def _delete(self, *vars_: str) -> None:
+        if self.in_substitute:
+            self.substituted.update(vars_)
+
+    # ------------------------------------------------------------------ elements
+
+    def elements(self, nodes: list[Node]) -> list[Out]:
+        out: list[Out] = []
+        for n in nodes:
+            out.extend(self.element(n))
+        return out
+
+    def element(self, n: Node) -> list[Out]:
+        tag = n.tag
+        if tag == "text":
+            if "macro" in n.attrs:
+                macro = self.style.macros.get(n.attrs["macro"])
+                if macro is None:
+                    return []
+                return [self.group(macro.children, formatting_of(n.attrs), is_macro=True)]
+            return [self.with_formatting(n, self.text(n))]
+        if tag == "group":
+            return [self.group(n.children, formatting_of(n.attrs), is_macro=False)]
+        if tag == "choose":
+            return self.choose(n)
+        if tag == "number":
+            return [self.with_formatting(n, self.number(n))]
+        if tag == "label":
+            return [self.label_el(n.attrs["variable"], n.attrs.get("form", "long"),
+                                  n.attrs.get("plural", "contextual"), formatting_of(n.attrs))]
+        if tag == "date":
+            return [self.date_el(n)]
+        if tag == "names":
+            return [self.names(n)]
+        return []
+
+    def with_formatting(self, n: Node, res: Out) -> Out:
+        f = formatting_of(n.attrs)
+        if f == NO_FORMAT:
+            return res
+        if f.text_case == "title" and not self._is_english():
+            f = Formatting(**{k: getattr(f, k) for k in Formatting.__slots__ if k != "text_case"})
+        return formatted(f, [res])
+
+    def _is_english(self) -> bool:
+        assert self.item is not None
+        lang = self.item.language or "en-US"
+        return lang.lower().startswith("en")
+
+    def group(self, nodes: list[Node], f: Formatting, *, is_macro: bool) -> Out:
+        old_called, old_nonempty = self.var_count
+        xs = self.elements(nodes)
+        new_called, new_nonempty = self.var_count
+        empty = new_called != old_called and new_nonempty == old_nonempty
+        if is_macro and not empty:
+            self._count(1, 1)
+        if empty:
+            return None
+        if f.text_case == "title" and not self._is_english():
+            f = Formatting(**{k: getattr(f, k) for k in Formatting.__slots__ if k != "text_case"})
+        return formatted(f, xs)
+
+    def choose(self, n: Node) -> list[Out]:
+        for branch in n.children:
+            if branch.tag == "else" or self._test(branch.attrs):
+                return self.elements(branch.children)
+        return []
+
+    def _test(self, attrs: dict[str, str]) -> bool:
+        assert self.item is not None
+        item = self.item
+        results: list[bool] = []
+        for cond, value in attrs.items():
+            if cond == "match":
+                continue
+            for v in value.split():
+                if cond == "type":
+                    results.append(item.type == v)
+                elif cond == "variable":
+                    if v == "locator":
+                        results.append(bool(self.locator))
+                    elif v in self.substituted:
+                        results.append(False)
+                    else:
+                        results.append(item.has(v))
+                elif cond == "is-numeric":
+                    t = self.locator if v == "locator" else stringify(item.var(v))
+                    results.append(bool(t) and is_numeric(t))
+                elif cond == "is-uncertain-date":
+                    d = item.date(v)
+                    results.append(d is not None and d.circa)
+                elif cond == "locator":
+                    lab = self.label or ("page" if self.locator else "")
+                    results.append(bool(self.locator) and lab == v)
+                elif cond == "position":
+                    results.append(self._position_matches(v))
+                elif cond == "disambiguate":
+                    results.append(self.disamb.condition == (v == "true"))
+        match = attrs.get("match", "all")
+        if match == "any":
+            return any(results)
+        if match == "none":
+            return not any(results)
+        return all(results)
+
+    def _position_matches(self, v: str) -> bool:
+        if self.in_bibliography:
+            return False
+        if v == "first":
+            return self.position == "first"
+        if v == "subsequent":
+            return self.position != "first"
+        return self.position == v
+
+    # ------------------------------------------------------------------ text
+
+    def text(self, n: Node) -> Out:
+        a = n.attrs
+        if "variable" in a:
+            return self.text_variable(a["variable"], a.get("form", "long"))
+        if "term" in a:
+            t = self.locale.term(a["term"], a.get("form", "long"), a.get("plural") == "true")
+            out: Out = lit(t) if t else None
+            if a["term"] == "no date" and out is not None:
+                suff = self.year_suffix()
+                if suff is not None:
+                    out = grouped([out, lit(" ") if a.get("form", "long") == "long" else None, suff])
+            return Tag("term", out, a["term"]) if out is not None else None
+        if "value" in a:
+            return lit(a["value"])
+        return None
+
+    def text_variable(self, var: str, form: str) -> Out:
+        assert self.item is not None
+        if var == "locator":
+            if not self.locator:
+                self._count(1, 0)
+                return None
+            self._count(1, 1)
+            loc = self.locator
+            if "&" in loc:
+                amp = self.locale.term("and", "symbol")
+                if amp:
+                    loc = loc.replace("&", amp)
+            if not self.label or self.label == "page":
+                return Tag("locator", self.page_range(loc))
+            return Tag("locator", lit(self._format_range(loc, EN_DASH, None)))
+        if var == "year-suffix":
+            if self.disamb.year_suffix:
+                n = self.disamb.year_suffix
+                return Tag("year-suffix", lit(year_suffix_text(n)), n)
+            return None
+        if var == "citation-number":
+            num = stringify(self.item.var("citation-number"))
+            return Tag("citation-number", lit(num), int(num)) if num.isdigit() else None
+        if var in ("DOI", "URL", "PMID", "PMCID"):
+            v = self.ask_text(var)
+            self._delete(var)
+            if v is None:
+                return None
+            self.used_ident = True
+            t = stringify(v)
+            prefix = {
+                "DOI": "https://doi.org/", "URL": "https://",
+                "PMID": "https://www.ncbi.nlm.nih.gov/pubmed/",
+                "PMCID": "https://www.ncbi.nlm.nih.gov/pmc/articles/",
+            }[var]
+            url = t if "://" in t else prefix + t
+            return Linked(url, [Lit((Text(t),))])
+        val: Inlines | None = None
+        if form == "short":
+            val = self.ask_text(var + "-short")
+            if val is None:
+                val = self.ask_text(var)
+        else:
+            val = self.ask_text(var)
+        if val is None:
+            return None
+        self._delete(var, *([var + "-short"] if form == "short" else []))
+        res: Out = self.page_range(stringify(val)) if var == "page" else Lit(val)
+        if var == "title":
+            self.used_title = True
+            return Tag("title", res)
+        return res
+
+    def page_range(self, x: str) -> Out:
+        delim = self.locale.term("page-range-delimiter") or EN_DASH
+        ranges = [r.strip() for r in re.split(r"(\s*[,&]\s*)", x)]
+        parts = [lit(self._format_range(r, delim, self.page_range_format)) for r in ranges if r]
+        return formatted(Formatting(delimiter=" "), list(parts))
+
+    @staticmethod
+    def _format_range(t: str, delim: str, fmt: str | None) -> str:
+        if t in ("&", ","):
+            return t
+        parts = [t.replace("\\-", "-")] if "\\-" in t else [p.strip() for p in re.split(r"[-\u2013]+", t)]
+        if len(parts) == 1:
+            return parts[0]
+        if len(parts) != 2:
+            return t
+        w, v = parts
+        if fmt is None:
+            return w + delim + v
+        wp = w.rstrip("0123456789")
+        vp = v.rstrip("0123456789")
+        if wp != vp:
+            return w + delim + v
+        x, y = w[len(wp):], v[len(vp):]
+        if len(y) < len(x):
+            y = x[: len(x) - len(y)] + y
+
+        def minimal(threshold: int) -> str:
+            i = 0
+            while i < len(x) and i < len(y) and x[i] == y[i]:
+                i += 1
+            rx, ry = x[i:], y[i:]
+            if len(rx) == len(ry):
+                if len(ry) < threshold and len(y) >= threshold:
+                    return wp + x + delim + y[-threshold:]
+                return wp + x + delim + ry
+            return wp + x + delim + y
+
+        if fmt in ("chicago", "chicago-16", "chicago-15"):
+            if len(x) < 3 or x.endswith("00"):
+                return wp + x + delim + y
+            if x[-2:-1] == "0" and y[-2:-1] == "0":
+                return minimal(1)
+            if fmt == "chicago-15" and len(x) == 4 and sum(a != b for a, b in zip(x, y, strict=False)) >= 3:
+                return wp + x + delim + y
+            return minimal(2)
+        if fmt == "expanded":
+            return wp + x + delim + wp + y
+        if fmt == "minimal":
+            return minimal(1)
+        if fmt == "minimal-two":
+            return minimal(2)
+        return w + delim + v
+
+    # ------------------------------------------------------------------ numbers & labels
+
+    def number(self, n: Node) -> Out:
+        var = n.attrs["variable"]
+        form = n.attrs.get("form", "numeric")
+        v = self.ask_text(var)
+        if v is None:
+            return None
+        self._delete(var)
+        outs: list[Out] = []
+        for part in split_nums(stringify(v)):
+            if isinstance(part, int):
+                outs.append(lit(self.format_number(part, form)))
+            else:
+                outs.append(lit(part))
+        return grouped(outs)
+
+    def format_number(self, i: int, form: str) -> str:
+        if form == "ordinal" or (form == "long-ordinal" and not 1 <= i <= 10):
+            t = self.locale.term(f"ordinal-{i % 100:02d}") if i <= 99 or True else None
+            if i % 100 in (11, 12, 13):
+                t = self.locale.term(f"ordinal-{i % 100:02d}") or self.locale.term("ordinal")
+            else:
+                t = self.locale.term(f"ordinal-{i % 10:02d}") or self.locale.term("ordinal")
+            return f"{i}{t or ''}"
+        if form == "long-ordinal":
+            return self.locale.term(f"long-ordinal-{i:02d}") or str(i)
+        if form == "roman":
+            return roman(i)
+        return str(i)
+
+    def label_el(self, var: str, form: str, pluralize: str, f: Formatting) -> Out:
+        assert self.item is not None
+
+        def plural_of(text: str) -> bool:
+            if pluralize == "always":
+                return True
+            if pluralize == "never":
+                return False
+            if var == "number-of-volumes":
+                return text not in ("1", "0")
+            if "\\-" in text:
+                return False
+            return len([p for p in split_nums(text) if isinstance(p, int)]) > 1
+
+        term: str | None
+        if var == "locator":
+            if not self.locator:
+                return None
+            loc = self.locator
+            if self.label:
+                term = self.locale.term(self.label, form, plural_of(loc))
+            else:
+                if loc[:1].isspace():
+                    return None
+                term = self.locale.term("page", form, plural_of(loc))
+        else:
+            v = "editor" if var == "editortranslator" else var
+            if v in NAME_VARS:
+                names = self.item.name_list(v)
+                if not names or v in self.substituted:
+                    return None
+                plural = len(names) > 1 if pluralize == "contextual" else pluralize == "always"
+                term = self.locale.term(var, form, plural)
+            else:
+                val = stringify(self.item.var(v))
+                if not val or v in self.substituted:
+                    return None
+                term = self.locale.term(var, form, plural_of(val))
+        if not term:
+            return None
+        if f.suffix and f.suffix.startswith(".") and term.endswith(".") and not f.strip_periods:
+            rest = f.suffix[1:]
+            f = Formatting(**{**{k: getattr(f, k) for k in Formatting.__slots__},
+                              "suffix": rest or None})
+        return formatted(f, [lit(term)])
+
+    # ------------------------------------------------------------------ dates
+
+    def year_suffix(self) -> Out:
+        n = self.disamb.year_suffix
+        if n and not self.uses_year_suffix_var and not self.used_year_suffix:
+            self.used_year_suffix = True
+            return Tag("year-suffix", lit(year_suffix_text(n)), n)
+        return None
+
+    def date_el(self, n: Node) -> Out:
+        var = n.attrs.get("variable", "")
+        f = formatting_of(n.attrs)
+        form = n.attrs.get("form")
+        show = n.attrs.get("date-parts", "year-month-day")
+        own = [c for c in n.children if c.tag == "date-part"]
+        if form:
+            base = self.locale.dates.get(form)
+            base_parts = [c for c in base.children if c.tag == "date-part"] if base else []
+            dps: list[Node] = []
+            for bp in base_parts:
+                ov = next((o for o in own if o.attrs.get("name") == bp.attrs.get("name")), None)
+                if ov is not None:
+                    merged = dict(bp.attrs)
+                    merged.update(ov.attrs)
+                    dps.append(type(bp)(bp.tag, merged, []))
+                else:
+                    dps.append(bp)
+            if base is not None:
+                f = formatting_of(base.attrs).merge(f)
+            allowed = {"year": ("year",), "year-month": ("year", "month")}.get(show)
+            if allowed:
+                dps = [d for d in dps if d.attrs.get("name") in allowed]
+        else:
+            dps = own
+        d = self.ask_date(var)
+        if d is None:
+            return None
+        if d.literal:
+            return formatted(f, [lit(d.literal)])
+        xs = self._format_date_parts(dps, d)
+        if all(x is None for x in xs):
+            self._count(0, -1)
+        suff = self.year_suffix()
+        return Tag("date", formatted(f, [*xs, suff]), d)
+
+    def _format_date_parts(self, dps: list[Node], d: Date) -> list[Out]:
+        start = d.start
+        end = d.end
+        if start is None:
+            return []
+        if self.in_sort_key:
+            s = _sort_date(dps, start)
+            if end is not None:
+                return [lit(s), lit("-"), lit(_sort_date(dps, end))]
+            return [lit(s)]
+        if end is None:
+            return [self._dp(start, dp) for dp in dps]
+        names_order = ["year", "month", "day"]
+        vals = {"year": (start.year, end.year), "month": (start.month, end.month),
+                "day": (start.day, end.day)}
+        is_open = end.year == 0 and end.month == 0 and end.day == 0
+        same: list[str] = []
+        for nm in names_order:
+            if nm in [dp.attrs.get("name") for dp in dps] and vals[nm][0] == vals[nm][1]:
+                same.append(nm)
+            elif nm in [dp.attrs.get("name") for dp in dps]:
+                break
+        i = 0
+        while i < len(dps) and dps[i].attrs.get("name") in same:
+            i += 1
+        sames1 = dps[:i]
+        rest = dps[i:]
+        j = 0
+        while j < len(rest) and rest[j].attrs.get("name") not in same:
+            j += 1
+        diffs, sames2 = rest[:j], rest[j:]
+        s1 = [x for x in (self._dp(start, dp) for dp in sames1) if x is not None]
+        dl = [x for x in (self._dp(start, dp) for dp in diffs) if x is not None]
+        dr = [x for x in (self._dp(end, dp) for dp in diffs) if x is not None]
+        s2 = [x for x in (self._dp(start, dp) for dp in sames2) if x is not None]
+        diff_sorted = sorted(diffs, key=lambda dp: names_order.index(dp.attrs.get("name", "year")))
+        range_delim = diff_sorted[0].attrs.get("range-delimiter", EN_DASH) if diff_sorted else None
+        if is_open:
+            return [formatted(Formatting(suffix=range_delim), _remove_last_suffix(s1 + dl))]
+        left = _remove_last_suffix(dl)
+        right = _remove_first_prefix(dr)
+        if left:
+            mid = [*left[:-1], Fmt(Formatting(delimiter=range_delim),
+                                   [left[-1], right[0] if right else lit("")]), *right[1:]]
+        else:
+            mid = left + right
+        return _remove_last_suffix(s1 + mid + s2)
+
+    def _dp(self, date: DatePart, dp: Node) -> Out:
+        name = dp.attrs.get("name")
+        n = {"year": date.year, "month": date.month, "day": date.day}.get(name or "", 0)
+        if name == "year":
+            if n == 0:
+                return Lit(())
+        elif not n:
+            return None
+        form = dp.attrs.get("form", "long" if name != "day" else "numeric")
+        f = formatting_of(dp.attrs)
+        f = Formatting(**{**{k: getattr(f, k) for k in Formatting.__slots__}, "delimiter": None})
+        suffix: list[Out] = []
+        if name == "year":
+            if n < 0:
+                suffix = [lit(self.locale.term("bc") or "BC")]
+            elif n < 1000:
+                suffix = [lit(self.locale.term("ad") or "AD")]
+            text = str(abs(n))
+        elif form == "numeric":
+            text = str(n)
+        elif form == "numeric-leading-zeros":
+            text = f"{n:02d}"
+        elif form == "ordinal":
+            text = (str(n) if self.locale.limit_day_ordinals_to_day_1 and n != 1
+                    else self.format_number(n, "ordinal"))
+        elif name == "month":
+            tf = "short" if form == "short" else "long"
+            if n <= 12:
+                term = self.locale.term(f"month-{n:02d}", tf)
+            else:
+                term = self.locale.term(f"season-{(n - 13) % 4 + 1:02d}", tf)
+            if not term:
+                return None
+            text = term
+        else:
+            text = str(n)
+        return formatted(f, [lit(text), *suffix])
+
+    # ------------------------------------------------------------------ names
+
+    def names(self, n: Node) -> Out:
+        assert self.item is not None
+        vars_ = n.attrs.get("variable", "").split()
+        f = formatting_of(n.attrs)
+        if f.delimiter is None and "names-delimiter" in self.name_opts:
+            f = Formatting(**{**{k: getattr(f, k) for k in Formatting.__slots__},
+                              "delimiter": self.name_opts["names-delimiter"]})
+        name_node = next((c for c in n.children if c.tag == "name"), None)
+        etal_node = next((c for c in n.children if c.tag == "et-al"), None)
+        label_node = next((c for c in n.children if c.tag == "label"), None)
+        subst = next((c for c in n.children if c.tag == "substitute"), None)
+        label_before = False
+        if name_node is not None and label_node is not None:
+            label_before = n.children.index(label_node) < n.children.index(name_node)
+        if self.subst_names is not None:
+            outer = self.subst_names
+            name_node = name_node or next((c for c in outer.children if c.tag == "name"), None)
+            etal_node = etal_node or next((c for c in outer.children if c.tag == "et-al"), None)
+            if not self.in_sort_key:
+                label_node = label_node or next((c for c in outer.children if c.tag == "label"), None)
+        if "editor" in vars_ and "translator" in vars_:
+            ed = self.item.name_list("editor")
+            tr = self.item.name_list("translator")
+            lform = label_node.attrs.get("form", "long") if label_node is not None else "long"
+            if ed and ed == tr and self.locale.term("editortranslator", lform):
+                vars_ = ["editortranslator"] + [v for v in vars_ if v not in ("editor", "translator")]
+        opts = dict(self.name_opts)
+        name_f = NO_FORMAT
+        if name_node is not None:
+            for k in _NAME_ATTRS:
+                if k in name_node.attrs:
+                    opts[k] = name_node.attrs[k]
+            if "delimiter" in name_node.attrs:
+                opts["delimiter"] = name_node.attrs["delimiter"]
+            name_f = formatting_of({k: v for k, v in name_node.attrs.items() if k != "delimiter"})
+            opts["_parts"] = ""  # marker
+        name_parts = {c.attrs.get("name", ""): formatting_of(c.attrs)
+                      for c in (name_node.children if name_node is not None else []) if c.tag == "name-part"}
+        contribs: list[tuple[str, tuple[Name, ...] | None]] = []
+        for v in vars_:
+            contribs.append((v, self.ask_names("editor" if v == "editortranslator" else v)))
+        if all(c[1] is None for c in contribs):
+            if subst is not None and not self.in_substitute:
+                saved = self.in_substitute, self.subst_names
+                self.in_substitute, self.subst_names = True, n
+                res: list[Out] = []
+                for el in subst.children:
+                    r = [x for x in self.element(el) if x is not None]
+                    if r:
+                        res = [r[0]]
+                        break
+                self.in_substitute, self.subst_names = saved
+                if res and isinstance(res[0], Tag) and res[0].kind == "names":
+                    return formatted(f, res)
+                if not res:
+                    return None
+                return formatted(f, [Tag("names", grouped(res), ("", ()))])
+            return None
+        inner_f = name_f.merge(Formatting(
+            font_style=f.font_style, font_variant=f.font_variant, font_weight=f.font_weight,
+            text_decoration=f.text_decoration, vertical_align=f.vertical_align,
+            text_case=f.text_case, quotes=f.quotes, strip_periods=f.strip_periods,
+            display=f.display))
+        xs: list[Out] = []
+        for var, names in contribs:
+            if names is None:
+                continue
+            xs.append(self.format_names(var, names, opts, inner_f, name_f, name_parts,
+                                        etal_node, label_node, label_before))
+        self._delete(*[v for v, ns in contribs if ns is not None])
+        if opts.get("form") == "count":
+            count = sum(1 for x in xs for u in _universe_tags(x, "name"))
+            return lit(str(count)) if count else None
+        return formatted(Formatting(prefix=f.prefix, suffix=f.suffix, delimiter=f.delimiter), xs)
+
+    def format_names(self, var: str, names: tuple[Name, ...], opts: dict[str, str],
+                     formatting: Formatting, name_f: Formatting, name_parts: dict[str, Formatting],
+                     etal_node: Node | None, label_node: Node | None, label_before: bool) -> Out:
+        subsequent = self.position != "first" and not self.in_bibliography
+        et_al_min = opts.get("et-al-min")
+        et_al_first = opts.get("et-al-use-first")
+        if subsequent:
+            et_al_min = opts.get("et-al-subsequent-min", et_al_min)
+            et_al_first = opts.get("et-al-subsequent-use-first", et_al_first)
+        rendered = [self.format_name(nm, i + 1, opts, name_f, name_parts) for i, nm in enumerate(names)]
+        delim = opts.get("delimiter", ", ")
+        numnames = len(rendered)
+        label: list[Out] = []
+        if label_node is not None and not self.in_sort_key:
+            label = [self.label_el(var, label_node.attrs.get("form", "long"),
+                                   label_node.attrs.get("plural", "contextual"),
+                                   formatting_of(label_node.attrs))]
+        and_term: str | None = None
+        if "and" in opts:
+            if opts["and"] == "symbol":
+                and_term = self.locale.term("and", "symbol") or "&"
+            else:
+                and_term = self.locale.term("and", "long")
+        final_is_others = bool(names) and names[-1].others
+        use_last = opts.get("et-al-use-last") == "true"
+        threshold: int | None = None
+        if et_al_min is not None and numnames >= int(et_al_min):
+            m = int(et_al_first) if et_al_first is not None else None
+            if self.disamb.et_al_names and m is not None:
+                threshold = max(m, self.disamb.et_al_names)
+            else:
+                threshold = m
+        elif final_is_others:
+            threshold = numnames - 1
+        elif et_al_min is None and final_is_others:
+            threshold = numnames - 1
+        dpl = opts.get("delimiter-precedes-last", "contextual")
+        as_sort = opts.get("name-as-sort-order")
+        if and_term is None:
+            before_last = delim
+        elif dpl == "contextual":
+            before_last = delim if numnames > 2 else ""
+        elif dpl == "after-inverted-name":
+            before_last = delim if as_sort == "all" or (as_sort == "first" and numnames < 3) else ""
+        elif dpl == "always":
+            before_last = delim
+        else:
+            before_last = ""
+        if before_last == "":
+            and_pre = "" if (formatting.suffix or "").endswith(" ") else " "
+        else:
+            and_pre = "" if before_last.endswith(" ") else " "
+        and_delim = (and_pre + and_term + " ") if and_term else ""
+        etal_pre = " "
+        dpe = opts.get("delimiter-precedes-et-al", "contextual")
+        if dpe == "contextual":
+            before_etal = delim if numnames > 2 and (threshold or 0) > 1 else etal_pre
+        elif dpe == "after-inverted-name":
+            if as_sort == "all" or (as_sort == "first" and (threshold or 0) < 2):
+                before_etal = delim
+            else:
+                before_etal = etal_pre
+        elif dpe == "always":
+            before_etal = delim
+        else:
+            before_etal = etal_pre
+        etal: Out
+        if etal_node is not None:
+            term = self.locale.term(etal_node.attrs.get("term", "et-al")) or ""
+            ef = formatting_of(etal_node.attrs)
+            ef = Formatting(**{**{k: getattr(ef, k) for k in Formatting.__slots__},
+                               "prefix": (before_etal + (ef.prefix or "")).replace("  ", " ")})
+            etal = formatted(ef, [lit(term)]) if term else None
+        elif use_last and not final_is_others:
+            etal = Fmt(Formatting(prefix=before_etal), [lit("\u2026 ")])
+        else:
+            etal = Fmt(Formatting(prefix=before_etal), [lit(self.locale.term("et-al") or "et al.")])
+        outs: list[Out] = []
+        for idx, nm in enumerate(rendered, start=1):
+            if threshold == 0:
+                outs.append(None)
+            elif idx == 1:
+                outs.append(nm)
+            elif threshold is not None and idx - 1 == threshold:
+                outs.append(None if self.in_sort_key else etal)
+            elif idx == numnames and use_last and threshold is not None and idx - 1 >= threshold:
+                outs.append(nm)
+            elif threshold is not None and idx - 1 > threshold:
+                outs.append(None)
+            elif self.in_sort_key:
+                outs.append(nm)
+            elif idx == numnames:
+                outs.append(formatted(Formatting(prefix=before_last + and_delim), [nm]))
+            else:
+                outs.append(formatted(Formatting(prefix=delim), [nm]))
+        body = [*label, *outs] if label_before else [*outs, *label]
+        return Tag("names", grouped(body), (var, names))
+
+    def format_name(self, name: Name, order: int, opts: dict[str, str], f: Formatting,
+                    parts: dict[str, Formatting]) -> Out:
+        hint = self.disamb.name_hints.get(name)
+        o = opts
+        if hint == "initials" or (hint == "initials-primary" and order == 1):
+            o = {**opts, "form": "long"}
+        elif hint == "given" or (hint == "given-primary" and order == 1):
+            o = {**opts, "form": "long", "initialize": "false"}
+        if name.others:
+            return None
+        if name.literal:
+            fam = parts.get("family")
+            inner: Out = lit(name.literal)
+            if fam is not None:
+                inner = formatted(fam, [inner])
+            return Tag("name", formatted(f, [inner]), name)
+        return Tag("name", formatted(f, [self.display_name(name, order, o, parts)]), name)
+
+    def _name_sort_parts(self, name: Name) -> list[str]:
+        if name.literal:
+            return [name.literal]
+        if _is_byzantine(name):
+            if self.demote == "never":
+                return [_join_particle(name.non_dropping_particle, name.family),
+                        name.dropping_particle, name.given, name.suffix]
+            return [name.family,
+                    " ".join(x for x in (name.dropping_particle, name.non_dropping_particle) if x),
+                    name.given, name.suffix]
+        return [name.family, name.given]
+
+    def display_name(self, name: Name, order: int, o: dict[str, str],
+                     parts: dict[str, Formatting]) -> Out:
+        fam_f = parts.get("family", NO_FORMAT)
+        giv_f = parts.get("given", NO_FORMAT)
+        given_txt = name.given
+        if name.family and "initialize-with" in o and given_txt:
+            given_txt = initialize(given_txt, o.get("initialize", "true") != "false",
+                                   self.initialize_with_hyphen, o["initialize-with"])
+        sep = o.get("sort-separator", ", ")
+
+        def fam_fmt(x: Out) -> Out:
+            return formatted(Formatting(**{**{k: getattr(fam_f, k) for k in Formatting.__slots__},
+                                           "prefix": None, "suffix": None}), [x])
+
+        def giv_fmt(x: Out) -> Out:
+            return formatted(Formatting(**{**{k: getattr(giv_f, k) for k in Formatting.__slots__},
+                                           "prefix": None, "suffix": None}), [x])
+
+        def fam_aff(xs: list[Out]) -> Out:
+            return formatted(Formatting(prefix=fam_f.prefix, suffix=fam_f.suffix), xs)
+
+        def giv_aff(xs: list[Out]) -> Out:
+            return formatted(Formatting(prefix=giv_f.prefix, suffix=giv_f.suffix), xs)
+
+        ndp = fam_fmt(lit(name.non_dropping_particle)) if name.non_dropping_particle else None
+        dp = giv_fmt(lit(name.dropping_particle)) if name.dropping_particle else None
+        given = giv_fmt(lit(given_txt)) if given_txt else None
+        family = fam_fmt(lit(name.family)) if name.family else None
+        suffix = lit(name.suffix) if name.suffix else None
+        as_sort = o.get("name-as-sort-order")
+        name_as_sort = as_sort == "all" or (as_sort == "first" and order == 1)
+        form = o.get("form", "long")
+        if not _is_byzantine(name):
+            if form == "long":
+                return grouped([fam_aff([family]), giv_aff([given])])
+            if form == "short":
+                return fam_aff([family])
+            return None
+        if form == "short":
+            return fam_aff([_space(ndp, family)])
+        if form == "count":
+            return None
+        demote = self.demote
+        if demote == "never" and (self.in_sort_key or name_as_sort):
+            return _sep(_sep(fam_aff([_space(ndp, family)]), giv_aff([_space(given, dp)]), sep), suffix, sep)
+        if demote == "sort-only" and self.in_sort_key:
+            return _sep(_sep(fam_aff([family]), giv_aff([_space(_space(given, dp), ndp)]), sep), suffix, sep)
+        if demote == "sort-only" and name_as_sort:
+            return _sep(_sep(fam_aff([_space(ndp, family)]), giv_aff([_space(given, dp)]), sep), suffix, sep)
+        if demote == "display-and-sort" and (self.in_sort_key or name_as_sort):
+            return _sep(_sep(fam_aff([family]), giv_aff([_space(_space(given, dp), ndp)]), sep), suffix, sep)
+        return _space(giv_aff([given]), fam_aff([_space(_space(_space(dp, ndp), family), suffix)]))
+
+
+def _space(x: Out, y: Out) -> Out:
+    """citeproc's ``<+>``: join name parts with a space unless the first ends in ' - or nbsp."""
+    if y is None:
+        return x
+    if x is None:
+        return y
+    if isinstance(x, Lit):
+        t = stringify(x.inl)
+        if t[-1:] in ("\u2019", "'", "-", EN_DASH, "\xa0"):
+            return Fmt(NO_FORMAT, [x, y])
+        return Fmt(Formatting(delimiter=" "), [x, y])
+    if isinstance(x, Fmt):
+        if (x.f.suffix or "").endswith(" "):
+            return Fmt(NO_FORMAT, [x, y])
+        t = stringify(render(x))
+        if t[-1:] in ("\u2019", "'", "-", EN_DASH, "\xa0"):
+            return Fmt(NO_FORMAT, [x, y])
+        return Fmt(Formatting(delimiter=" "), [x, y])
+    return Fmt(Formatting(delimiter=" "), [x, y])
+
+
+def _sep(x: Out, y: Out, sep: str) -> Out:
+    if y is None:
+        return x
+    if x is None:
+        return y
+    return Fmt(Formatting(delimiter=sep), [x, y])
+
+
+def _join_particle(p: str, fam: str) -> str:
+    return f"{p} {fam}" if p else fam
+
+
+def _remove_last_suffix(xs: list[Out]) -> list[Out]:
+    if not xs:
+        return xs
+    last = xs[-1]
+    if isinstance(last, Fmt):
+        return [*xs[:-1], Fmt(Formatting(**{**{k: getattr(last.f, k) for k in Formatting.__slots__},
+                                             "suffix": None}), last.kids)]
+    return xs
+
+
+def _remove_first_prefix(xs: list[Out]) -> list[Out]:
+    if not xs:
+        return xs
+    first = xs[0]
+    if isinstance(first, Fmt):
+        return [Fmt(Formatting(**{**{k: getattr(first.f, k) for k in Formatting.__slots__},
+                                  "prefix": None}), first.kids), *xs[1:]]
+    return xs
+
+
+def _sort_date(dps: list[Node], d: DatePart) -> str:
+    names = {dp.attrs.get("name") for dp in dps}
+    s = ""
+    if "year" in names:
+        s += f"{d.year + 5000:04d}"
+    if "month" in names and d.month:
+        s += f"{d.month:02d}"
+    if "day" in names and d.day:
+        s += f"{d.day:02d}"
+    return s
+
+
+def _date_sort_text(d: Date) -> str:
+    if d.literal or d.start is None:
+        return d.literal.lower()
+    s = d.start
+    return f"P{s.year:09d}{s.month:02d}{s.day:02d}"
+
+
+def _normalize_sort_key(text: str) -> list[str]:
+    return [p for p in re.split(r"[\s'\u2019,\u02be\u02bf]+", text.casefold()) if p]
+
+
+def _universe_tags(o: Out, kind: str) -> list[Tag]:
+    from refbook.styles.csl.output import universe
+
+    return [n for n in universe(o) if isinstance(n, Tag) and n.kind == kind]
+
+
+def _link_titles(o: Out, url: str) -> Out:
+    if o is None or isinstance(o, Lit):
+        return o
+    if isinstance(o, Tag):
+        if o.kind == "title":
+            return Linked(url, [o])
+        return Tag(o.kind, _link_titles(o.kid, url), o.data)
+    if isinstance(o, Linked):
+        return o
+    return Fmt(o.f, [_link_titles(k, url) for k in o.kids])

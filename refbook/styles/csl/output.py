@@ -1,0 +1,563 @@
+"""The CSL engine's output tree and its rendering into the inline IR.
+
+Evaluation (``engine``) builds a tree of :class:`Lit`, :class:`Fmt`, :class:`Tag` and
+:class:`Linked` nodes; :func:`render` turns it into :mod:`refbook.ir` inlines, applying CSL
+formatting (affixes, delimiters, fonts, quotes, text case) and the punctuation rules that
+citeproc processors apply when pieces meet (no ``..``, no ``?.``, periods moved inside quotes).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field, replace
+from typing import TypeAlias
+
+from refbook.ir import Inline, Inlines, Link, Span, Styled, Text
+
+# ---------------------------------------------------------------- output tree
+
+
+@dataclass(frozen=True, slots=True)
+class Formatting:
+    prefix: str | None = None
+    suffix: str | None = None
+    delimiter: str | None = None
+    font_style: str | None = None
+    font_variant: str | None = None
+    font_weight: str | None = None
+    text_decoration: str | None = None
+    vertical_align: str | None = None
+    text_case: str | None = None
+    quotes: bool = False
+    strip_periods: bool = False
+    display: str | None = None
+    affixes_inside: bool = False
+
+    def merge(self, other: Formatting) -> Formatting:
+        """``self <> other`` as citeproc does: values set in ``other`` win."""
+        changes = {
+            k: getattr(other, k)
+            for k in Formatting.__slots__
+            if getattr(other, k) not in (None, False)
+        }
+        return replace(self, **changes) if changes else self
+
+
+NO_FORMAT = Formatting()
+
+
+@dataclass(slots=True)
+class Lit:
+    inl: Inlines
+
+
+@dataclass(slots=True)
+class Fmt:
+    f: Formatting
+    kids: list[Out] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Tag:
+    """A tagged subtree. ``kind``: item, names, name, date, title, term, locator, year-suffix,
+    prefix, suffix. ``data`` carries the tag's payload (item id, name list, …)."""
+
+    kind: str
+    kid: Out
+    data: object = None
+
+
+@dataclass(slots=True)
+class Linked:
+    url: str
+    kids: list[Out]
+
+
+Out: TypeAlias = Lit | Fmt | Tag | Linked | None
+
+
+def lit(text: str) -> Lit:
+    return Lit((Text(text),) if text else ())
+
+
+def formatted(f: Formatting, kids: list[Out]) -> Out:
+    ks = [k for k in kids if k is not None]
+    if not ks:
+        return None
+    return Fmt(f, ks)
+
+
+def grouped(kids: list[Out]) -> Out:
+    return formatted(NO_FORMAT, kids)
+
+
+def universe(o: Out) -> list[Out]:
+    """All nodes of a tree, parents first (citeproc's ``universe``)."""
+    out: list[Out] = []
+    stack: list[Out] = [o]
+    while stack:
+        n = stack.pop()
+        if n is None:
+            continue
+        out.append(n)
+        if isinstance(n, Fmt | Linked):
+            stack.extend(reversed(n.kids))
+        elif isinstance(n, Tag):
+            stack.append(n.kid)
+    return out
+
+
+def out_text(o: Out) -> str:
+    """Plain text of a tree, words of nested parts joined by spaces (for comparing cites)."""
+    if o is None:
+        return ""
+    if isinstance(o, Lit):
+        return stringify(o.inl)
+    if isinstance(o, Tag):
+        return out_text(o.kid)
+    return " ".join(out_text(k) for k in o.kids)
+
+
+# ---------------------------------------------------------------- inline helpers
+
+
+def stringify(inl: Inlines) -> str:
+    """Text used for punctuation decisions: quotes of ``quoted`` nodes are not yet there."""
+    parts: list[str] = []
+    _stringify(inl, parts)
+    return "".join(parts)
+
+
+def _stringify(inl: Inlines, parts: list[str]) -> None:
+    for n in inl:
+        if isinstance(n, Text):
+            parts.append(n.text)
+        else:
+            _stringify(n.children, parts)
+
+
+def _rebuild(n: Inline, children: Inlines) -> Inline:
+    if isinstance(n, Styled):
+        return Styled(n.kind, children)
+    if isinstance(n, Link):
+        return Link(n.url, children)
+    assert isinstance(n, Span)
+    return Span(n.role, children, n.key)
+
+
+def concat(parts: list[Inlines]) -> Inlines:
+    """Concatenate inline sequences, merging adjacent text nodes."""
+    out: list[Inline] = []
+    for p in parts:
+        for n in p:
+            if isinstance(n, Text):
+                if not n.text:
+                    continue
+                if out and isinstance(out[-1], Text):
+                    out[-1] = Text(out[-1].text + n.text)
+                    continue
+            out.append(n)
+    return tuple(out)
+
+
+def drop_start(inl: Inlines, pred: object) -> Inlines:
+    """Drop leading characters satisfying ``pred`` (descending into markup)."""
+    test = pred if callable(pred) else (lambda c: c == pred)
+    state = [True]
+
+    def walk(nodes: Inlines) -> Inlines:
+        res: list[Inline] = []
+        for n in nodes:
+            if not state[0]:
+                res.append(n)
+            elif isinstance(n, Text):
+                t = n.text
+                i = 0
+                while i < len(t) and test(t[i]):
+                    i += 1
+                if i < len(t):
+                    state[0] = False
+                if t[i:]:
+                    res.append(Text(t[i:]))
+            else:
+                res.append(_rebuild(n, walk(n.children)))
+        return tuple(res)
+
+    return walk(inl)
+
+
+def drop_end(inl: Inlines, pred: object) -> Inlines:
+    test = pred if callable(pred) else (lambda c: c == pred)
+    state = [True]
+
+    def walk(nodes: Inlines) -> Inlines:
+        res: list[Inline] = []
+        for n in reversed(nodes):
+            if not state[0]:
+                res.append(n)
+            elif isinstance(n, Text):
+                t = n.text
+                j = len(t)
+                while j > 0 and test(t[j - 1]):
+                    j -= 1
+                if j > 0:
+                    state[0] = False
+                if t[:j]:
+                    res.append(Text(t[:j]))
+            else:
+                res.append(_rebuild(n, walk(n.children)))
+        return tuple(reversed(res))
+
+    return walk(inl)
+
+
+def map_text(inl: Inlines, f: object) -> Inlines:
+    fn = f  # a callable str -> str
+    out: list[Inline] = []
+    for n in inl:
+        if isinstance(n, Text):
+            out.append(Text(fn(n.text)))  # type: ignore[operator]
+        else:
+            out.append(_rebuild(n, map_text(n.children, f)))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- punctuation
+
+_KEEP_FIRST = "F"
+_KEEP_SECOND = "S"
+# What to do when a piece ending in X meets a piece starting with Y (citeproc-js's table).
+_PUNCT: dict[tuple[str, str], str] = {
+    ("!", "."): _KEEP_FIRST, ("!", ":"): _KEEP_FIRST,
+    ("?", "."): _KEEP_FIRST, ("?", ":"): _KEEP_FIRST,
+    (":", "!"): _KEEP_SECOND, (":", "?"): _KEEP_SECOND, (":", "."): _KEEP_FIRST,
+    (";", "!"): _KEEP_SECOND, (";", "?"): _KEEP_SECOND, (";", ":"): _KEEP_FIRST,
+    (";", "."): _KEEP_FIRST,
+    ("!", "!"): _KEEP_FIRST, ("?", "?"): _KEEP_FIRST, (".", "."): _KEEP_FIRST,
+    (":", ":"): _KEEP_FIRST, (";", ";"): _KEEP_FIRST, (",", ","): _KEEP_FIRST,
+    (" ", " "): _KEEP_SECOND, (" ", ","): _KEEP_SECOND, (" ", "."): _KEEP_SECOND,
+}
+
+
+def _is_quote_like(c: str) -> bool:
+    return c in "\"'" or unicodedata.category(c) == "Pf"
+
+
+def fix_punct(xs: list[Inlines]) -> list[Inlines]:
+    out: list[Inlines] = []
+    items = list(xs)
+    i = 0
+    while i < len(items):
+        if i + 1 >= len(items):
+            out.append(items[i])
+            break
+        x, y = items[i], items[i + 1]
+        xt, yt = stringify(x), stringify(y)
+        y_start = yt[:1] or "\ufffd"
+        x_last = xt[-1:] or "\ufffd"
+        x_end = x_last
+        if y_start == ".":
+            trimmed = xt.rstrip()
+            if trimmed and _is_quote_like(trimmed[-1]):
+                core = trimmed.rstrip("\"'" + "".join(c for c in trimmed if _is_quote_like(c)))
+                core = core.rstrip()
+                if core:
+                    x_end = core[-1]
+        action = _PUNCT.get((x_end, y_start))
+        if action == _KEEP_FIRST:
+            y2 = drop_start(y, y_start)
+            if y2 == y:
+                out.append(x)
+                i += 1
+            else:
+                items[i + 1] = y2
+            continue
+        if action == _KEEP_SECOND:
+            x2 = drop_end(x, x_end)
+            if x2 == x:
+                out.append(x)
+                i += 1
+            else:
+                items[i] = x2
+            continue
+        out.append(x)
+        i += 1
+    return out
+
+
+def add_delimiters(delim: str, xs: list[Inlines]) -> list[Inlines]:
+    out: list[Inlines] = []
+    for idx, x in enumerate(xs):
+        if idx > 0:
+            first = stringify(x)[:1]
+            if first not in (",", ";", "."):
+                out.append((Text(delim),))
+        out.append(x)
+    return out
+
+
+# ---------------------------------------------------------------- text case
+
+_START, _START_SENTENCE, _AFTER_WORD_END, _AFTER_WORD_CHAR, _AFTER_PUNCT, _BEFORE_LAST = range(6)
+
+STOP_WORDS = frozenset(
+    "a an and as at but by down for from in into nor of on onto or over so the till to up via "
+    "with yet about van von de d l".split()
+)
+
+
+def _is_punct(c: str) -> bool:
+    return unicodedata.category(c).startswith("P")
+
+
+def _chunk_class(c: str) -> int:
+    if c.isalnum():
+        return 0
+    if c.isspace():
+        return 1
+    if _is_punct(c):
+        return 2
+    return 3
+
+
+def _split_chunks(t: str) -> list[str]:
+    chunks: list[str] = []
+    cur = ""
+    cls = -1
+    for c in t:
+        k = _chunk_class(c)
+        if cur and k == cls and k != 3:
+            cur += c
+        else:
+            if cur:
+                chunks.append(cur)
+            cur, cls = c, k
+    if cur:
+        chunks.append(cur)
+    return chunks
+
+
+def _is_word_break(c: str) -> bool:
+    return c in "-/\u2013\u2014" or c.isspace()
+
+
+def _capitalize(t: str) -> str:
+    return t[:1].upper() + t[1:]
+
+
+def _is_mixed(t: str) -> bool:
+    return any(c.isupper() for c in t) and any(c.islower() for c in t)
+
+
+def _all_lower(t: str) -> bool:
+    # Haskell's isLower: digits are not lower-case letters, so "top500" is not all lower
+    return all(c.islower() for c in t)
+
+
+def _is_capitalized(t: str) -> bool:
+    return bool(t) and t[0].isupper() and all(c.islower() for c in t[1:])
+
+
+def _transform_chunk(mode: str, st: int, chunk: str) -> str:
+    if mode == "lowercase":
+        return chunk.lower()
+    if mode == "uppercase":
+        return chunk.upper()
+    if mode == "capitalize-all":
+        if _is_mixed(chunk):
+            return chunk
+        if st in (_START, _START_SENTENCE, _AFTER_WORD_END, _BEFORE_LAST) and _all_lower(chunk):
+            return _capitalize(chunk)
+        return chunk
+    if mode == "capitalize-first":
+        if _is_mixed(chunk):
+            return chunk
+        if st == _START and _all_lower(chunk):
+            return _capitalize(chunk)
+        return chunk
+    if mode == "sentence":
+        if _is_capitalized(chunk) and st not in (_START, _START_SENTENCE):
+            return chunk.lower()
+        if (_is_capitalized(chunk) or _all_lower(chunk)) and st in (_START, _START_SENTENCE):
+            return _capitalize(chunk.lower())
+        return chunk
+    if mode == "title":
+        if _is_mixed(chunk):
+            return chunk
+        if all(c.isupper() or not c.isalpha() for c in chunk):
+            return chunk
+        if st in (_START_SENTENCE, _START):
+            return _capitalize(chunk.lower())
+        if st == _AFTER_WORD_END and chunk not in STOP_WORDS and len(chunk) > 1:
+            return _capitalize(chunk.lower())
+        if st == _BEFORE_LAST and len(chunk) > 1:
+            return _capitalize(chunk.lower())
+        return chunk
+    return chunk
+
+
+class _CaseState:
+    __slots__ = ("mode", "st")
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.st = _START
+
+    def g(self, t: str, transform: bool = True) -> str:
+        st = self.st
+        if t:
+            c = t[-1]
+            if c in ".?!:":
+                self.st = _AFTER_PUNCT
+            elif c.isalnum():
+                self.st = _AFTER_WORD_CHAR
+            elif c.isspace() and st == _AFTER_PUNCT:
+                self.st = _START_SENTENCE
+            elif _is_word_break(c):
+                self.st = _AFTER_WORD_END
+        if transform and t and all(ch.isalnum() for ch in t):
+            return _transform_chunk(self.mode, st, t)
+        return t
+
+    def text(self, t: str) -> str:
+        return "".join(self.g(ch) for ch in _split_chunks(t))
+
+    def skip(self, nodes: Inlines) -> None:
+        self.g(stringify(nodes), transform=False)
+
+    def walk(self, nodes: Inlines) -> Inlines:
+        out: list[Inline] = []
+        for n in nodes:
+            if isinstance(n, Text):
+                out.append(Text(self.text(n.text)))
+            elif isinstance(n, Styled) and n.kind in ("smallcaps", "sup", "sub", "nocase", "code"):
+                self.skip(n.children)
+                out.append(n)
+            elif isinstance(n, Span) and n.role == "nocase":
+                self.skip(n.children)
+                out.append(n)
+            else:
+                out.append(_rebuild(n, self.walk(n.children)))
+        return tuple(out)
+
+
+def case_transform(inl: Inlines, mode: str) -> Inlines:
+    if mode == "capitalize-first" and _starts_with_url(inl):
+        # never "Https://…": a URL is not a word (pandoc's output has this artifact)
+        return inl
+    state = _CaseState(mode)
+    # pandoc's rule: the last word of a title is capitalized even if it is a stop word
+    if inl and isinstance(inl[-1], Text):
+        last = inl[-1].text
+        head, sep, word = last.rpartition(" ")
+        if word and not any(_is_word_break(c) for c in word) and (sep or len(inl) > 1):
+            first = state.walk((*inl[:-1], Text(head + sep)))
+            if state.st in (_AFTER_WORD_END, _START_SENTENCE, _START):
+                state.st = _BEFORE_LAST
+            tail = state.walk((Text(word),))
+            return concat([first, tail])
+    return state.walk(inl)
+
+
+def _starts_with_url(inl: Inlines) -> bool:
+    t = stringify(inl).lstrip()[:8].lower()
+    return t.startswith(("http://", "https://"))
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def _add_affix(affix: str, x: Inlines, *, before: bool) -> Inlines:
+    a = (Text(affix),)
+    return concat(fix_punct([a, x] if before else [x, a]))
+
+
+_FONT = {"italic": "emph", "oblique": "emph"}
+
+
+def add_formatting(f: Formatting, x: Inlines) -> Inlines:
+    if not stringify(x):
+        return ()
+    if f.strip_periods:
+        x = map_text(x, lambda t: t.replace(".", ""))
+    if f.affixes_inside:
+        if f.prefix:
+            x = _add_affix(f.prefix, x, before=True)
+        if f.suffix:
+            x = _add_affix(f.suffix, x, before=False)
+    if f.font_style in _FONT:
+        x = (Styled("emph", x),)
+    if f.text_case:
+        x = case_transform(x, f.text_case)
+    if f.font_variant == "small-caps":
+        x = (Styled("smallcaps", x),)
+    if f.font_weight == "bold":
+        x = (Styled("strong", x),)
+    if f.text_decoration == "underline":
+        x = (Styled("underline", x),)
+    if f.vertical_align == "sup":
+        x = (Styled("sup", x),)
+    elif f.vertical_align == "sub":
+        x = (Styled("sub", x),)
+    if f.quotes:
+        x = (Styled("quoted", x),)
+    if not f.affixes_inside:
+        if f.prefix:
+            x = _add_affix(f.prefix, x, before=True)
+        if f.suffix:
+            x = _add_affix(f.suffix, x, before=False)
+    if f.display:
+        x = (Span("csl-" + f.display, x),)
+    return x
+
+
+def render(o: Out, *, link_items: bool = False) -> Inlines:
+    if o is None:
+        return ()
+    if isinstance(o, Lit):
+        return o.inl
+    if isinstance(o, Tag):
+        inner = render(o.kid, link_items=link_items)
+        if link_items and o.kind == "item" and inner:
+            return (Span("cite-item", inner, str(o.data)),)
+        return inner
+    if isinstance(o, Linked):
+        parts = [r for r in (render(k, link_items=link_items) for k in o.kids) if r]
+        return (Link(o.url, concat(fix_punct(parts))),)
+    parts = [r for r in (render(k, link_items=link_items) for k in o.kids) if r]
+    if o.f.delimiter:
+        parts = add_delimiters(o.f.delimiter, parts)
+    return add_formatting(o.f, concat(fix_punct(parts)))
+
+
+# ---------------------------------------------------------------- final passes
+
+
+def _ends_with_punct(inl: Inlines) -> bool:
+    t = stringify(inl)
+    return bool(t) and t[-1] in ".,;:!?"
+
+
+def punctuation_inside_quotes(inl: Inlines) -> Inlines:
+    """Move a period or comma that follows a quoted title inside the quotes (en-US)."""
+    nodes = [n if isinstance(n, Text) else _rebuild(n, punctuation_inside_quotes(n.children))
+             for n in inl]
+    out: list[Inline] = []
+    i = 0
+    while i < len(nodes):
+        n = nodes[i]
+        nxt = nodes[i + 1] if i + 1 < len(nodes) else None
+        if (isinstance(n, Styled) and n.kind == "quoted" and isinstance(nxt, Text)
+                and nxt.text[:1] in (".", ",")):
+            kids = n.children
+            if not _ends_with_punct(kids):
+                kids = concat([kids, (Text(nxt.text[0]),)])
+            out.append(Styled("quoted", kids))
+            rest = nxt.text[1:]
+            if rest:
+                out.append(Text(rest))
+            i += 2
+            continue
+        out.append(n)
+        i += 1
+    return tuple(out)

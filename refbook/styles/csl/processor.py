@@ -1,0 +1,462 @@
+"""Book-wide CSL processing: sorting, disambiguation, citations and the reference list.
+
+A :class:`Processor` is built once for the set of items a book cites (or lists). It sorts the
+bibliography, then disambiguates citations over all of those items exactly as citeproc does
+(add names, add given names "by-cite", year suffixes in bibliography order), so every citation
+and every list entry of the book agrees.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from functools import cmp_to_key
+from typing import TYPE_CHECKING
+
+from refbook.ir import Inlines, Text
+from refbook.styles.csl.engine import Disamb, Evaluator, initialize
+from refbook.styles.csl.output import (
+    NO_FORMAT,
+    Fmt,
+    Formatting,
+    Lit,
+    Out,
+    Tag,
+    formatted,
+    grouped,
+    lit,
+    out_text,
+    punctuation_inside_quotes,
+    render,
+    universe,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from refbook.csl import Item, Name
+    from refbook.styles.csl.style import Style
+
+
+@dataclass(frozen=True, slots=True)
+class CiteItem:
+    """One cited key inside a citation. ``mode``: normal, suppress-author, author-only."""
+
+    id: str
+    prefix: Inlines = ()
+    suffix: Inlines = ()
+    locator: str = ""
+    label: str = ""
+    mode: str = "normal"
+
+
+def _collate_word(w: str) -> tuple[str, str]:
+    base = "".join(c for c in unicodedata.normalize("NFKD", w) if not unicodedata.combining(c))
+    primary = "".join(c for c in base.casefold() if c.isalnum())
+    return (primary, w)
+
+
+def _cmp_keys(a: list[list[str] | None], b: list[list[str] | None], desc: list[bool]) -> int:
+    for x, y, d in zip(a, b, desc, strict=False):
+        if x is None and y is None:
+            continue
+        if x is None:
+            return 1
+        if y is None:
+            return -1
+        kx = [_collate_word(w) for w in x]
+        ky = [_collate_word(w) for w in y]
+        if kx != ky:
+            r = -1 if kx < ky else 1
+            return -r if d else r
+    return 0
+
+
+@dataclass(slots=True)
+class _DD:
+    item: str
+    names: list[Name]
+    rendered: str
+
+
+class Processor:
+    """Formats citations and the bibliography of a fixed set of items with one CSL style."""
+
+    def __init__(self, style: Style, items: Sequence[Item]) -> None:
+        self.style = style
+        self.items: dict[str, Item] = {}
+        for it in items:
+            self.items.setdefault(it.id, it)
+        self.ev = Evaluator(style)
+        self.disamb: dict[str, Disamb] = {k: Disamb() for k in self.items}
+        self.bib_order = self._sort_bibliography()
+        self.number = {k: i for i, k in enumerate(self.bib_order, start=1)}
+        if style.citation is not None:
+            self._disambiguate()
+
+    # ------------------------------------------------------------------ sorting
+
+    def _sort_bibliography(self) -> list[str]:
+        ids = list(self.items)
+        bib = self.style.bibliography
+        if bib is None:
+            return ids
+        sort = next((c for c in bib.children if c.tag == "sort"), None)
+        if sort is None:
+            return ids
+        desc = [k.attrs.get("sort") == "descending" for k in sort.children]
+        keys = {i: [self.ev.sort_key(bib, k, self.items[i], self.disamb[i]) for k in sort.children]
+                for i in ids}
+        self._bib_keys = keys
+        return sorted(ids, key=cmp_to_key(lambda a, b: _cmp_keys(keys[a], keys[b], desc)))
+
+    # ------------------------------------------------------------------ disambiguation
+
+    def _render_basic(self, key: str) -> Out:
+        assert self.style.citation is not None
+        out = self.ev.layout(self.style.citation, self.items[key], self.disamb[key],
+                             bibliography=False)
+        return Tag("item", out, key)
+
+    def _ambiguities(self) -> list[list[_DD]]:
+        dds: list[_DD] = []
+        for key in self.items:
+            out = self._render_basic(key)
+            names: list[Name] = []
+            for n in universe(out):
+                if isinstance(n, Tag) and n.kind == "names" and isinstance(n.data, tuple):
+                    names.extend(n.data[1])
+            dds.append(_DD(key, names, out_text(out)))
+        groups: dict[str, list[_DD]] = {}
+        for d in dds:
+            groups.setdefault(d.rendered, []).append(d)
+        return [g for r, g in sorted(groups.items()) if r and len(g) > 1]
+
+    def _try_add_given_names(self, group: list[_DD]) -> None:
+        remaining = list(group)
+        maxlen = max((len(d.names) for d in group), default=0)
+        for pos in range(maxlen):
+            column = [(d.item, d.names[pos]) for d in group if pos < len(d.names)]
+            names = [n for _, n in column]
+            hinted: set[str] = set()
+            for item, name in column:
+                if item not in {d.item for d in remaining}:
+                    continue
+                matches = [n for n in names if n != name and n.family == name.family]
+                if not matches:
+                    continue
+                same_initials = any(
+                    n.given and name.given
+                    and initialize(n.given, True, False, "") == initialize(name.given, True, False, "")
+                    for n in matches
+                )
+                self.disamb[item].name_hints[name] = "given" if same_initials else "initials"
+                hinted.add(item)
+            remaining = [d for d in remaining if d.item not in hinted]
+
+    def _try_add_names(self, group: list[_DD]) -> None:
+        self._try_add_given_names(group)
+        maxnames = max((len(d.names) for d in group), default=0)
+        as_ = list(group)
+        for n in range(1, maxnames + 1):
+            ds = [x for x in as_
+                  if all(x.item == y.item or x.names[:n] != y.names[:n] for y in as_)]
+            if ds:
+                for x in as_:
+                    self.disamb[x.item].et_al_names = n
+                as_ = [x for x in as_ if x not in ds]
+
+    def _disambiguate(self) -> None:
+        c = self.style.citation
+        assert c is not None
+        add_names = c.attrs.get("disambiguate-add-names") == "true"
+        add_given = c.attrs.get("disambiguate-add-givenname") == "true"
+        rule = c.attrs.get("givenname-disambiguation-rule", "by-cite")
+        add_suffix = c.attrs.get("disambiguate-add-year-suffix") == "true"
+        amb = self._ambiguities()
+        if amb and add_names:
+            for g in amb:
+                if add_given and rule == "by-cite":
+                    self._try_add_names(g)
+                else:
+                    self._try_add_names_plain(g)
+            amb = self._ambiguities()
+        if amb and add_given and rule == "by-cite":
+            for g in amb:
+                self._try_add_given_names(g)
+            amb = self._ambiguities()
+        if amb and add_suffix:
+            pos = {k: i for i, k in enumerate(self.bib_order)}
+            seen: set[tuple[str, ...]] = set()
+            for item in [d.item for g in amb for d in g]:
+                companions = sorted({d.item for g in amb if item in {x.item for x in g} for d in g},
+                                    key=lambda k: pos.get(k, 0))
+                t = tuple(companions)
+                if t in seen:
+                    continue
+                seen.add(t)
+                for i, k in enumerate(companions, start=1):
+                    self.disamb[k].year_suffix = i
+            amb = self._ambiguities()
+        for g in amb:
+            for d in g:
+                self.disamb[d.item].condition = True
+
+    def _try_add_names_plain(self, group: list[_DD]) -> None:
+        maxnames = max((len(d.names) for d in group), default=0)
+        as_ = list(group)
+
+        def fams(d: _DD, n: int) -> list[str]:
+            return [x.family or x.literal for x in d.names[:n]]
+
+        for n in range(1, maxnames + 1):
+            ds = [x for x in as_ if all(x.item == y.item or fams(x, n) != fams(y, n) for y in as_)]
+            if ds:
+                for x in as_:
+                    self.disamb[x.item].et_al_names = n
+                as_ = [x for x in as_ if x not in ds]
+
+    # ------------------------------------------------------------------ output
+
+    def _finish(self, out: Out) -> Inlines:
+        inl = render(out, link_items=True)
+        if self.style.locale.punctuation_in_quote:
+            inl = punctuation_inside_quotes(inl)
+        return inl
+
+    def bibliography(self, ids: Sequence[str] | None = None) -> list[tuple[str, Inlines]]:
+        """Formatted entries in bibliography order (all items, or ``ids`` in that order)."""
+        bib = self.style.bibliography
+        if bib is None:
+            return []
+        wanted = set(ids) if ids is not None else None
+        out: list[tuple[str, Inlines]] = []
+        for key in self.bib_order:
+            if wanted is not None and key not in wanted:
+                continue
+            o = self.ev.layout(bib, self._with_number(key), self.disamb[key], bibliography=True)
+            out.append((key, self._finish(o)))
+        return out
+
+    def _with_number(self, key: str) -> Item:
+        item = self.items[key]
+        if self.style.options.get("class") == "note":
+            return item
+        from dataclasses import replace
+
+        return replace(item, text=(*item.text, ("citation-number", (Text(str(self.number[key])),))))
+
+    def cite(self, cites: Sequence[CiteItem], *, numbers: dict[str, int] | None = None) -> Inlines:
+        """Render one citation (a cluster of cited items)."""
+        c = self.style.citation
+        assert c is not None
+        layout = next(x for x in c.children if x.tag == "layout")
+        lf = Formatting(prefix=layout.attrs.get("prefix"), suffix=layout.attrs.get("suffix"),
+                        delimiter=layout.attrs.get("delimiter"),
+                        font_style=layout.attrs.get("font-style"),
+                        font_weight=layout.attrs.get("font-weight"),
+                        vertical_align=layout.attrs.get("vertical-align"))
+        outs: list[Out] = []
+        for ci in cites:
+            if ci.id not in self.items:
+                outs.append(Tag("item", Fmt(Formatting(font_weight="bold"), [lit(ci.id + "?")]),
+                                ci.id))
+                continue
+            item = self.items[ci.id]
+            if numbers is not None and ci.id in numbers:
+                from dataclasses import replace
+
+                item = replace(item, text=(*item.text,
+                                           ("citation-number", (Text(str(numbers[ci.id])),))))
+            else:
+                item = self._with_number(ci.id)
+            o = self.ev.layout(c, item, self.disamb[ci.id], bibliography=False,
+                               locator=ci.locator, label=ci.label)
+            o = grouped([o])
+            if ci.mode == "author-only":
+                o = _get_authors(o)
+            tagged: Out = Tag("item", o, (ci.id, ci.mode)) if o is not None else None
+            if ci.suffix:
+                tagged = grouped([tagged, Tag("suffix", Lit(ci.suffix))])
+            if ci.prefix:
+                tagged = grouped([Tag("prefix", Lit(ci.prefix)), tagged])
+            outs.append(tagged)
+        collapse = c.attrs.get("collapse")
+        cluster: Out
+        if collapse:
+            cluster = self._collapse(outs, lf, c.attrs)
+        else:
+            cluster = formatted(lf, outs)
+        cluster = _handle_author_only(cluster)
+        cluster = _suppress_authors(cluster)
+        return self._finish(cluster)
+
+    def _collapse(self, outs: list[Out], lf: Formatting, attrs: dict[str, str]) -> Out:
+        collapse = attrs["collapse"]
+        group_delim = self.style.options.get("cite-group-delimiter", ", ")
+        after = attrs.get("after-collapse-delimiter")
+        delim = lf.delimiter
+        if collapse == "citation-number":
+            return self._collapse_numbers(outs, lf, after)
+        groups: list[list[Out]] = []
+        rest = list(outs)
+        while rest:
+            z = rest.pop(0)
+            if _has(z, "suffix"):
+                groups.append([z])
+                continue
+            ws: list[Out] = []
+            while rest and not _has(rest[0], "prefix") and not _has(rest[0], "suffix"):
+                ws.append(rest.pop(0))
+            if not ws:
+                groups.append([z])
+                continue
+            matched = [w for w in ws if _same_names(z, w)]
+            groups.append([z, *matched])
+            rest = [w for w in ws if not _same_names(z, w)] + rest
+        result: list[Out] = []
+        flipped = collapse == "year"
+        for gi, g in enumerate(groups):
+            ys = [g[0], *[_remove_names(y) for y in g[1:]]]
+            no_collapse = len(g) == 1
+            any_locator = any(_has(u, "locator") for u in ys)
+            inner = group_delim if (no_collapse or not (flipped and any_locator)) else (after or delim)
+            kids: list[Out] = [
+                formatted(Formatting(suffix=inner), [u]) if i < len(ys) - 1 else u
+                for i, u in enumerate(ys)
+            ]
+            gsuffix: str | None = None
+            if gi < len(groups) - 1:
+                gsuffix = delim if (no_collapse and not flipped) else (after or delim)
+            result.append(formatted(Formatting(suffix=gsuffix), kids))
+        return formatted(Formatting(**{**{k: getattr(lf, k) for k in Formatting.__slots__},
+                                       "delimiter": None}), result)
+
+    def _collapse_numbers(self, outs: list[Out], lf: Formatting, after: str | None) -> Out:
+        def num(o: Out) -> int | None:
+            if _has(o, "prefix") or _has(o, "suffix") or _has(o, "locator"):
+                return None
+            for n in universe(o):
+                if isinstance(n, Tag) and n.kind == "citation-number":
+                    return int(str(n.data))
+            return None
+
+        runs: list[list[Out]] = []
+        prev: int | None = None
+        for o in outs:
+            n = num(o)
+            if runs and n is not None and prev is not None and n == prev + 1:
+                runs[-1].append(o)
+            else:
+                runs.append([o])
+            prev = n
+        pieces: list[Out] = []
+        for i, r in enumerate(runs):
+            if len(r) >= 3:
+                piece: Out = Fmt(Formatting(delimiter="\u2013"), [r[0], r[-1]])
+                sep = after or lf.delimiter
+            else:
+                piece = formatted(Formatting(delimiter=lf.delimiter), r)
+                sep = lf.delimiter
+            if i < len(runs) - 1:
+                piece = formatted(Formatting(suffix=sep), [piece])
+            pieces.append(piece)
+        return formatted(Formatting(**{**{k: getattr(lf, k) for k in Formatting.__slots__},
+                                       "delimiter": None}), pieces)
+
+
+def _has(o: Out, kind: str) -> bool:
+    return any(isinstance(n, Tag) and n.kind == kind for n in universe(o))
+
+
+def _first_tag(o: Out, kind: str) -> Tag | None:
+    for n in universe(o):
+        if isinstance(n, Tag) and n.kind == kind:
+            return n
+    return None
+
+
+def _extract_names_or_date(o: Out) -> Tag | None:
+    items = [n for n in universe(o) if isinstance(n, Tag) and n.kind == "item"]
+    if not items:
+        return None
+    for it in items:
+        t = _first_tag(it, "names")
+        if t is not None:
+            return t
+    for it in items:
+        t = _first_tag(it, "date")
+        if t is not None:
+            return t
+    return None
+
+
+def _same_names(x: Out, y: Out) -> bool:
+    a, b = _extract_names_or_date(x), _extract_names_or_date(y)
+    if a is None or b is None:
+        return False
+    if a.kind == "names" and b.kind == "names":
+        assert isinstance(a.data, tuple)
+        assert isinstance(b.data, tuple)
+        if a.data[0] != b.data[0]:
+            return False
+        if a.data[1] == b.data[1]:
+            return bool(a.data[1]) or out_text(a.kid) == out_text(b.kid)
+        return out_text(a.kid) == out_text(b.kid)
+    return a.kind == "date" and b.kind == "date"
+
+
+def _transform(o: Out, f: object) -> Out:
+    """Bottom-up transform (citeproc's ``transform``)."""
+    fn = f
+    if o is None:
+        return None
+    if isinstance(o, Fmt):
+        o = Fmt(o.f, [_transform(k, f) for k in o.kids])
+    elif isinstance(o, Tag):
+        o = Tag(o.kind, _transform(o.kid, f), o.data)
+    elif not isinstance(o, Lit):
+        o = type(o)(o.url, [_transform(k, f) for k in o.kids])
+    return fn(o)  # type: ignore[operator, no-any-return]
+
+
+def _remove_names(o: Out) -> Out:
+    return _transform(o, lambda n: None if isinstance(n, Tag) and n.kind == "names" else n)
+
+
+def _get_authors(o: Out) -> Out:
+    return _first_tag(o, "names")
+
+
+def _handle_author_only(c: Out) -> Out:
+    if not isinstance(c, Fmt) or not c.kids:
+        return c
+    first = c.kids[0]
+    if _is_author_only(first):
+        xs = c.kids[1:]
+        return formatted(NO_FORMAT, [first, *([lit(" "), formatted(c.f, xs)] if xs else [])])
+    if isinstance(first, Fmt) and first.kids and _is_author_only(first.kids[0]):
+        x = first.kids[0]
+        xs, ys = first.kids[1:], c.kids[1:]
+        if not xs and not ys:
+            return formatted(NO_FORMAT, [x])
+        return Fmt(NO_FORMAT, [x, lit(" "), formatted(c.f, [formatted(first.f, xs), *ys])])
+    return c
+
+
+def _is_author_only(o: Out) -> bool:
+    return (isinstance(o, Tag) and o.kind == "item" and isinstance(o.data, tuple)
+            and o.data[1] == "author-only")
+
+
+def _suppress_authors(c: Out) -> Out:
+    def fix(n: Out) -> Out:
+        if isinstance(n, Tag) and n.kind == "item" and isinstance(n.data, tuple) \
+                and n.data[1] == "suppress-author":
+            y = _get_authors(n.kid)
+            if y is None:
+                return n
+            return Tag(n.kind, _transform(n.kid, lambda z: None if z is y else z), n.data)
+        return n
+
+    return _transform(c, fix)
