@@ -59,7 +59,7 @@ class ParseResult:
 
 
 # Characters BibTeX does not allow in an identifier (entry type, field or macro name).
-_ID = r"""[^\s"#%'(),={}@]+"""
+_ID = r"""[^\s"#%'(),={}@]++"""
 # White space and ``%`` comments between tokens; possessive, so it never backtracks.
 _WS = r"""(?:\s++|%[^\n]*+)*+"""
 
@@ -76,15 +76,36 @@ _LINE_START_AT_RE = re.compile(r"^[ \t]*@", re.MULTILINE)
 # A line that starts an entry; inside a value it means the value's braces are unbalanced.
 _ENTRY_LINE_RE = re.compile(rf"\n[ \t]*(@[ \t]*{_ID}[ \t]*[{{(])")
 # After an entry closed: more ``name =`` means a ``}`` too many closed the entry early.
-_STRAY_FIELD_RE = re.compile(rf"[ \t]*,?{_WS}({_ID})[ \t]*=")
-# The fast path: `` name = {flat value},`` (or "...", a number, a macro) within one line.
-_FAST_FIELD_RE = re.compile(
-    rf"""{_WS}({_ID})[ \t]*=[ \t]*"""
-    r"""(?:\{([^{}\n]*)\}|"([^"{}\n]*)"|([0-9]+)|([^\s"#%'(),={}@0-9][^\s"#%'(),={}@]*))"""
-    r"""[ \t]*([,})])"""
+_STRAY_FIELD_RE = re.compile(rf"{_WS},?{_WS}({_ID})[ \t]*=")
+# The fast path reads a whole entry whose fields are `` name = value`` on one line each (values
+# with up to three levels of braces, ``"..."``, numbers, macros, ``#``) with two C-level calls:
+# one match for the entry, one ``findall`` for its fields.
+_L3 = r"\{[^{}\n]*+\}"
+_L2 = rf"\{{(?:[^{{}}\n]++|{_L3})*+\}}"
+_BRACED = rf"\{{(?:[^{{}}\n]++|{_L2})*+\}}"
+_QUOTED = rf'"(?:[^"{{}}\n]++|{_L2})*+"'
+_MACRO = r"""[^\s"#%'(),={}@0-9][^\s"#%'(),={}@]*+"""
+_PIECE = rf"""(?:{_BRACED}|{_QUOTED}|[0-9]++(?![^\s"#%'(),={{}}@])|{_MACRO})"""
+
+
+def _field_pattern(capture: bool) -> str:
+    """`` name = piece # piece``; captured: (newline before it, name, first piece, the rest)."""
+    g = "(" if capture else "(?:"
+    return (
+        rf"[ \t]*+{g}\n?)[ \t]*+{g}{_ID})[ \t]*+=[ \t]*+{g}{_PIECE})"
+        rf"{g}(?:[ \t]*+#[ \t]*+{_PIECE})*+)[ \t]*+"
+    )
+
+
+_FAST_ENTRY_RE = re.compile(
+    rf"""@[ \t]*+({_ID})[ \t]*+\{{[ \t]*+([^\s,{{}}()=%"#]++)[ \t]*+,"""
+    rf"""((?:{_field_pattern(False)},)*+(?:{_field_pattern(False)})?+)\s*+\}}"""
 )
+_FAST_FIELDS_RE = re.compile(_field_pattern(True))
+_PIECE_RE = re.compile(rf"[ \t#]*+({_PIECE})")
 
 _CLOSE = {"{": "}", "(": ")"}
+_SPECIAL = frozenset({"string", "preamble", "comment"})
 
 
 class _SyntaxError(Exception):
@@ -158,16 +179,22 @@ class _Parser:
         text = self.text
         pos = 0
         n = len(text)
+        top = _TOP_RE.search
+        fast = _FAST_ENTRY_RE.match
         while pos < n:
-            m = _TOP_RE.search(text, pos)
+            m = top(text, pos)
             if m is None:
                 break
-            if m.group() != "@":
+            start = m.start()
+            if text[start] != "@":
                 pos = m.end()
                 continue
-            start = m.start()
             try:
-                pos = self.command(start)
+                fm = fast(text, start)
+                if fm is not None and fm.group(1).lower() not in _SPECIAL:
+                    pos = self.fast_entry(fm, start)
+                else:
+                    pos = self.command(start)
             except _SyntaxError as err:
                 self.diagnostics.append(
                     Diagnostic(Code.SYNTAX, err.message, self.loc(err.pos), err.hint)
@@ -193,7 +220,7 @@ class _Parser:
         kind = m.group(1).lower()
         opener = m.group(2)
         if kind == "comment":
-            return self.comment(m.end(), opener)
+            return self.comment(m.end() if opener else m.end(1), opener)
         if not opener:
             raise _SyntaxError(
                 m.end(1),
@@ -280,9 +307,21 @@ class _Parser:
                     pos = m.end()
                 else:
                     m = _NAME_RE.match(text, pos)
-                    if m is None or c == close:
+                    if m is None:
                         raise self.missing_value(pos, name_pos, field, c)
-                    parts.append(self.expand(m.group(), m.start(), key, field))
+                    name = m.group()
+                    if name[0].isdigit():
+                        raise _SyntaxError(
+                            pos,
+                            f"`{name}` is not a valid value"
+                            + (f" for field `{field}`" if field else ""),
+                            f"put it in braces: `{{{name}}}` (only plain numbers may be "
+                            f"written bare)",
+                        )
+                    macro = self.macros.get(name.lower())
+                    if macro is None:
+                        macro = self.undefined(name, self.line_of(pos), key, field)
+                    parts.append(macro)
                     pos = m.end()
             pos = self.skip_ws(pos)
             if pos < len(text) and text[pos] == "#":
@@ -357,26 +396,73 @@ class _Parser:
             "punctuation need braces or quotes",
         )
 
-    def expand(self, name: str, pos: int, key: str, field: str) -> str:
-        value = self.macros.get(name.lower())
-        if value is not None:
-            return value
-        if name[0].isdigit():
-            raise _SyntaxError(
-                pos,
-                f"`{name}` is not a valid value" + (f" for field `{field}`" if field else ""),
-                f"put it in braces: `{{{name}}}` (only plain numbers may be written bare)",
-            )
+    def undefined(self, name: str, line: int, key: str, field: str) -> str:
+        """Report an undefined macro; BibTeX then uses an empty string, we keep its name."""
         self.diagnostics.append(Diagnostic(
             Code.UNDEFINED_STRING,
             f"undefined macro `{name}`" + (f" in field `{field}`" if field else "")
             + "; its name is kept as text",
-            self.loc(pos),
+            Location(self.file, line),
             f"define it with `@string{{{name} = {{...}}}}` before its first use, or write the "
             f"text in braces: `{{{name}}}`",
             key=key, field=field,
         ))
         return name
+
+    def concat(self, raw: str, line: int, key: str, field: str) -> str:
+        """Expand a fast-path value with ``#`` (already known to be well-formed)."""
+        macros = self.macros
+        parts: list[str] = []
+        for piece in _PIECE_RE.findall(raw):
+            c = piece[0]
+            if c == "{" or c == '"':
+                parts.append(piece[1:-1])
+            elif "0" <= c <= "9":
+                parts.append(piece)
+            else:
+                value = macros.get(piece.lower())
+                parts.append(self.undefined(piece, line, key, field) if value is None else value)
+        return _clean("".join(parts))
+
+    def fast_entry(self, m: re.Match[str], start: int) -> int:
+        """Build an entry matched whole by ``_FAST_ENTRY_RE`` (the common case)."""
+        line = self.line_of(start)
+        key = m.group(2)
+        fields: list[Field] = []
+        names: dict[str, int] = {}
+        file = self.file
+        macros = self.macros
+        fline = line
+        for nl, raw_name, first, rest in _FAST_FIELDS_RE.findall(m.group(3)):
+            if nl:
+                fline += 1
+            name = raw_name.lower()
+            c = first[0]
+            if rest:
+                value = self.concat(first + rest, fline, key, name)
+            elif c == "{" or c == '"':
+                value = first[1:-1]
+                value = _clean(value) if ("  " in value or "\t" in value) else value.strip()
+            elif "0" <= c <= "9":
+                value = first
+            else:
+                macro = macros.get(first.lower())
+                value = self.undefined(first, fline, key, name) if macro is None else macro
+            if name in names:
+                self.duplicate_field(key, name, fline, names[name])
+            else:
+                names[name] = fline
+                fields.append(Field(name, value, Location(file, fline)))
+        return self.finish(line, key, m.group(1).lower(), fields, m.end(), "}")
+
+    def duplicate_field(self, key: str, name: str, line: int, first: int) -> None:
+        self.diagnostics.append(Diagnostic(
+            Code.DUPLICATE_FIELD,
+            f"field `{name}` is set twice in entry `{key}`; the first value is kept",
+            Location(self.file, line),
+            f"remove one of the two (the first is on line {first})",
+            key=key, field=name,
+        ))
 
     # -- commands ----------------------------------------------------------------------------
 
@@ -424,15 +510,16 @@ class _Parser:
         key_end = m.end(1)
         pos = m.end()
         nxt = text[pos] if pos < len(text) else ""
-        if not key or (nxt == "=" and text[key_end - 1 : key_end] != ","):
+        if not key or nxt == "=":
             raise _SyntaxError(
                 start,
                 f"`@{type_}` entry has no citation key",
                 f"write a key right after the opening `{text[m.start() - 1]}`: "
                 f"`@{type_}{{somekey, ...`",
             )
+        line = self.line_of(start)
         if nxt == close:
-            return self.finish(start, key, type_.lower(), [], pos + 1, close)
+            return self.finish(line, key, type_.lower(), [], pos + 1, close)
         if nxt != ",":
             found = f"`{nxt}`" if nxt else "the end of the file"
             raise _SyntaxError(
@@ -443,67 +530,38 @@ class _Parser:
         pos += 1
         fields: list[Field] = []
         names: dict[str, int] = {}
-        file = self.file
-        fast = _FAST_FIELD_RE.match
-        line_of = self.line_of
-        diagnostics = self.diagnostics
-        macros = self.macros
+        text_len = len(text)
         while True:
-            fm = fast(text, pos)
-            if fm is not None and (fm.group(6) == "," or fm.group(6) == close):
-                name_pos = fm.start(1)
-                name = fm.group(1).lower()
-                line = line_of(name_pos)
-                raw = fm.group(2)
-                if raw is None:
-                    raw = fm.group(3)
-                    if raw is None:
-                        raw = fm.group(4)
-                        if raw is None:
-                            macro = fm.group(5)
-                            raw = macros.get(macro.lower())
-                            if raw is None:
-                                raw = self.expand(macro, fm.start(5), key, name)
-                value = raw.strip() if ("  " not in raw and "\t" not in raw) else _clean(raw)
-                sep = fm.group(6)
-                pos = fm.end()
-            else:
-                pos = self.skip_ws(pos)
-                c = text[pos] if pos < len(text) else ""
-                if c == close:
-                    return self.finish(start, key, type_.lower(), fields, pos + 1, close)
-                nm = _NAME_RE.match(text, pos)
-                if nm is None:
-                    raise self.unexpected(pos, c, key, close, fields)
-                name_pos = pos
-                name = nm.group().lower()
-                line = line_of(name_pos)
-                pos = self.skip_ws(nm.end())
-                if not text.startswith("=", pos):
-                    raise _SyntaxError(
-                        name_pos if text.startswith("@", pos) or pos >= len(text) else pos,
-                        f"expected `=` after the field name `{nm.group()}` in entry `{key}`",
-                        f"write `{nm.group()} = {{value}}`; if the previous field ends here, "
-                        f"the entry may be missing a `{close}` or a `,`",
-                    )
-                value, pos = self.value(self.skip_ws(pos + 1), name_pos, close, key, name)
-                sep = text[pos] if pos < len(text) else ""
-                if sep != "," and sep != close:
-                    raise self.missing_comma(pos, sep, key, name, line, close)
-                pos += 1
+            pos = self.skip_ws(pos)
+            c = text[pos] if pos < text_len else ""
+            if c == close:
+                return self.finish(line, key, type_.lower(), fields, pos + 1, close)
+            nm = _NAME_RE.match(text, pos)
+            if nm is None:
+                raise self.unexpected(pos, c, key, close, fields)
+            name_pos = pos
+            name = nm.group().lower()
+            fline = self.line_of(name_pos)
+            pos = self.skip_ws(nm.end())
+            if not text.startswith("=", pos):
+                raise _SyntaxError(
+                    name_pos if text.startswith("@", pos) or pos >= text_len else pos,
+                    f"expected `=` after the field name `{nm.group()}` in entry `{key}`",
+                    f"write `{nm.group()} = {{value}}`; if the previous field ends here, "
+                    f"the entry may be missing a `{close}` or a `,`",
+                )
+            value, pos = self.value(self.skip_ws(pos + 1), name_pos, close, key, name)
+            sep = text[pos] if pos < text_len else ""
+            if sep != "," and sep != close:
+                raise self.missing_comma(pos, sep, key, name, fline, close)
+            pos += 1
             if name in names:
-                diagnostics.append(Diagnostic(
-                    Code.DUPLICATE_FIELD,
-                    f"field `{name}` is set twice in entry `{key}`; the first value is kept",
-                    Location(file, line),
-                    f"remove one of the two (the first is on line {names[name]})",
-                    key=key, field=name,
-                ))
+                self.duplicate_field(key, name, fline, names[name])
             else:
-                names[name] = line
-                fields.append(Field(name, value, Location(file, line)))
+                names[name] = fline
+                fields.append(Field(name, value, Location(self.file, fline)))
             if sep == close:
-                return self.finish(start, key, type_.lower(), fields, pos, close)
+                return self.finish(line, key, type_.lower(), fields, pos, close)
 
     def missing_comma(
         self, pos: int, found: str, key: str, field: str, line: int, close: str
@@ -569,13 +627,13 @@ class _Parser:
         )
 
     def finish(
-        self, start: int, key: str, type_: str, fields: list[Field], end: int, close: str
+        self, line: int, key: str, type_: str, fields: list[Field], end: int, close: str
     ) -> int:
-        """Record a complete entry unless a ``}`` too many closed it early."""
+        """Record a complete entry (on ``line``) unless a ``}`` too many closed it early."""
         text = self.text
         stray = _STRAY_FIELD_RE.match(text, end)
-        if stray is not None and (text.startswith(",", self.skip_ws(end)) or "\n" in
-                                  text[end : stray.start(1)]):
+        gap = text[end : stray.start(1)] if stray is not None else ""
+        if stray is not None and ("," in gap or "\n" in gap):
             name = stray.group(1)
             closed = self.line_of(end - 1)
             raise _SyntaxError(
@@ -586,7 +644,6 @@ class _Parser:
                 "check the braces of the last field before that line; every `{` needs one `}`",
                 resume=stray.start(1),
             )
-        line = self.line_of(start)
         first = self.seen_keys.get(key)
         if first is not None:
             self.diagnostics.append(Diagnostic(

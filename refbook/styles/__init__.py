@@ -1,0 +1,66 @@
+"""Citation styles: plugins found through the ``refbook.styles`` entry-point group.
+
+A style turns the items a book cites into formatted citations and a reference list (IR trees).
+The built-in styles are CSL styles run by our own CSL engine (``refbook.styles.csl``); a third
+party registers another under the same group, either a :class:`CslStyle` subclass pointing at
+its own ``.csl`` file or any class with the same ``name`` and ``processor(items)``.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from refbook.styles.csl.processor import CiteItem, Processor
+from refbook.styles.csl.style import DATA, load_style
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from refbook.csl import Item
+
+__all__ = ["CiteItem", "CslStyle", "Processor", "UnknownStyleError", "available_styles", "get_style"]
+
+GROUP = "refbook.styles"
+
+
+class UnknownStyleError(LookupError):
+    """Raised by :func:`get_style` for a name no installed plugin provides."""
+
+
+class CslStyle:
+    """A style defined by a CSL file. Subclasses set ``name`` and ``csl_file``."""
+
+    name: ClassVar[str] = ""
+    csl_file: ClassVar[str] = ""
+    #: "author-date" or "numeric": hosts use it to decide label boxes and numbering.
+    kind: ClassVar[str] = "author-date"
+
+    def processor(self, items: Sequence[Item]) -> Processor:
+        path = Path(self.csl_file)
+        if not path.is_absolute():
+            path = DATA / path
+        return Processor(load_style(str(path)), items)
+
+
+def available_styles() -> dict[str, type[CslStyle]]:
+    found: dict[str, type[CslStyle]] = {}
+    for ep in entry_points(group=GROUP):
+        found.setdefault(ep.name, ep.load())
+    # the built-ins work even from a source checkout that was never installed
+    from refbook.styles.chicago_author_date import ChicagoAuthorDate
+    from refbook.styles.numeric import Numeric
+
+    found.setdefault(ChicagoAuthorDate.name, ChicagoAuthorDate)
+    found.setdefault(Numeric.name, Numeric)
+    return found
+
+
+def get_style(name: str) -> CslStyle:
+    styles = available_styles()
+    if name not in styles:
+        known = ", ".join(sorted(styles))
+        msg = f"unknown style {name!r}; installed styles: {known}"
+        raise UnknownStyleError(msg)
+    return styles[name]()

@@ -377,7 +377,8 @@ def _first_tag(o: Out, kind: str) -> Tag | None:
 
 
 def _extract_names_or_date(o: Out) -> Tag | None:
-    items = [n for n in universe(o) if isinstance(n, Tag) and n.kind == "item"]
+    items = [n for n in universe(o) if isinstance(n, Tag) and n.kind == "item"
+             and not (isinstance(n.data, tuple) and n.data[1] == "author-only")]
     if not items:
         return None
     for it in items:
@@ -456,7 +457,7 @@ def _suppress_authors(c: Out) -> Out:
             y = _get_authors(n.kid)
             if y is None:
                 return n
-            return Tag(n.kind, _transform(n.kid, lambda z: None if z is y else z), n.data)
+            return Tag(n.kind, _transform(n.kid, lambda z: None if z == y else z), n.data)
         return n
 
     return _transform(c, fix)

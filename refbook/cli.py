@@ -1,0 +1,107 @@
+"""The ``refbook`` command line: ``render`` a reference list, ``cite`` one citation.
+
+Exit codes: 0 success, 1 a bibliography problem stopped the work (unreadable file, unknown key),
+2 bad usage. Diagnostics go to stderr as ``file:line: severity: message [refbook.code]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from refbook import __version__
+from refbook.diagnostics import Code, Diagnostic, Severity
+from refbook.ir import Inlines
+from refbook.items import items_for
+from refbook.readers import read_bibliography
+from refbook.registry import Registry
+from refbook.render.html import to_html
+from refbook.render.markdown import to_markdown
+from refbook.render.text import to_text
+from refbook.styles import UnknownStyleError, available_styles, get_style
+from refbook.syntax import parse_citation
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+RENDERERS: dict[str, Callable[[Inlines], str]] = {
+    "text": to_text,
+    "html": to_html,
+    "markdown": to_markdown,
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="refbook", description="References for technical books.")
+    p.add_argument("--version", action="version", version=f"refbook {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    styles = sorted(available_styles())
+
+    r = sub.add_parser("render", help="print the formatted reference list of .bib files")
+    r.add_argument("bib", nargs="+", metavar="BIB", help=".bib files (BibTeX or BibLaTeX)")
+    r.add_argument("--style", default="chicago-author-date", help=f"one of: {', '.join(styles)}")
+    r.add_argument("--format", choices=sorted(RENDERERS), default="text")
+
+    c = sub.add_parser("cite", help="render one citation written in Pandoc syntax")
+    c.add_argument("bib", nargs="+", metavar="BIB")
+    c.add_argument("citation", metavar="CITATION", help="e.g. '[see @key, p. 3; @other]'")
+    c.add_argument("--style", default="chicago-author-date", help=f"one of: {', '.join(styles)}")
+    c.add_argument("--format", choices=sorted(RENDERERS), default="text")
+    return p
+
+
+def _report(diags: Sequence[Diagnostic]) -> None:
+    for d in diags:
+        print(d.format(), file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        get_style(args.style)
+    except UnknownStyleError as exc:
+        parser.error(str(exc))
+    bib = read_bibliography(args.bib)
+    _report(bib.diagnostics)
+    if any(d.code in (Code.FILE,) for d in bib.diagnostics):
+        return 1
+    items = items_for(bib)
+    render = RENDERERS[args.format]
+    if args.command == "render":
+        registry = Registry()
+        res = registry.resolve(bib, items, args.style, nocite=["*"])
+        sep = "\n" if args.format == "html" else "\n\n"
+        body = [render(entry) for _, entry in res.entries]
+        if args.format == "html":
+            body = [f'<div class="csl-entry" id="ref-{_attr(k)}">{b}</div>'
+                    for (k, _), b in zip(res.entries, body, strict=True)]
+        if body:
+            print(sep.join(body))
+        return 0
+    citation = parse_citation(args.citation)
+    if citation is None:
+        print(f"refbook cite: error: {args.citation!r} is not one citation in Pandoc syntax "
+              "(examples: '[@key]', '[see @a, p. 3; @b]', '@key', '[-@key]')", file=sys.stderr)
+        return 2
+    registry = Registry()
+    registry.set_document("<command line>", [citation])
+    res = registry.resolve(bib, items, args.style)
+    _report(res.diagnostics)
+    print(render(res.citations[("<command line>", 0)]))
+    errors = [d for d in res.diagnostics if d.effective_severity is Severity.ERROR]
+    return 1 if errors else 0
+
+
+def _attr(s: str) -> str:
+    from html import escape
+
+    return escape(s, quote=True)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

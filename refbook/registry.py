@@ -1,0 +1,171 @@
+"""The book-wide citation registry: who cites what, where, and how it all formats.
+
+Hosts record each document's citations (with ``(document, line)`` and section) as they read it,
+drop a document when it is removed or re-read, and merge registries built by parallel workers.
+:meth:`Registry.resolve` then formats the whole book at once, so year suffixes, added names and
+citation numbers are book-wide, and records every citing place of each key for back-links.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from refbook.diagnostics import Code, Diagnostic
+from refbook.models import Location
+from refbook.styles import CiteItem, get_style
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from refbook.csl import Item
+    from refbook.ir import Inlines
+    from refbook.models import Bibliography
+    from refbook.styles.csl.processor import Processor
+    from refbook.syntax import Citation
+
+
+@dataclass(frozen=True, slots=True)
+class CitationSite:
+    """One citation in one document. ``index`` orders the citations inside the document."""
+
+    document: str
+    index: int
+    citation: Citation
+    line: int = 0
+    section: str = ""
+    anchor: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """The formatted book: citation texts per site, the reference list, back-links, problems."""
+
+    citations: dict[tuple[str, int], Inlines]
+    entries: tuple[tuple[str, Inlines], ...]
+    backlinks: dict[str, tuple[CitationSite, ...]]
+    diagnostics: tuple[Diagnostic, ...]
+    numbers: dict[str, int] = field(default_factory=dict)
+
+    def entry(self, key: str) -> Inlines | None:
+        for k, v in self.entries:
+            if k == key:
+                return v
+        return None
+
+
+def cite_items(citation: Citation) -> list[CiteItem]:
+    """Turn a parsed citation into the style's cite items (narrative → author + (year))."""
+    items: list[CiteItem] = []
+    for ref in citation.refs:
+        from refbook.ir import Text
+
+        prefix: Inlines = (Text(ref.prefix + " "),) if ref.prefix else ()
+        suffix_text = ref.suffix
+        if suffix_text and not suffix_text[0].isspace() and suffix_text[0] not in ",;.:":
+            suffix_text = " " + suffix_text
+        suffix: Inlines = (Text(suffix_text),) if suffix_text else ()
+        if citation.mode == "narrative":
+            items.append(CiteItem(ref.key, mode="author-only"))
+            items.append(CiteItem(ref.key, prefix, suffix, ref.locator, ref.label,
+                                  mode="suppress-author"))
+        else:
+            mode = "suppress-author" if ref.suppress_author else "normal"
+            items.append(CiteItem(ref.key, prefix, suffix, ref.locator, ref.label, mode=mode))
+    return items
+
+
+class Registry:
+    """Citations of every document of a book, in document order."""
+
+    def __init__(self) -> None:
+        self._docs: dict[str, tuple[CitationSite, ...]] = {}
+
+    def set_document(self, document: str, citations: Iterable[Citation], *,
+                     sections: Sequence[str] | None = None) -> None:
+        """Record (or replace) all citations of ``document``."""
+        sites = []
+        for i, c in enumerate(citations):
+            section = sections[i] if sections is not None and i < len(sections) else ""
+            sites.append(CitationSite(document, i, c, c.line, section))
+        self._docs[document] = tuple(sites)
+
+    def add_sites(self, document: str, sites: Iterable[CitationSite]) -> None:
+        self._docs[document] = tuple(sites)
+
+    def drop_document(self, document: str) -> None:
+        self._docs.pop(document, None)
+
+    def merge(self, other: Registry, documents: Iterable[str] | None = None) -> None:
+        """Take over ``other``'s documents (all, or the listed ones), as after a parallel read."""
+        for doc in documents if documents is not None else list(other._docs):
+            if doc in other._docs:
+                self._docs[doc] = other._docs[doc]
+
+    def documents(self) -> tuple[str, ...]:
+        return tuple(self._docs)
+
+    def sites(self, order: Sequence[str] | None = None) -> list[CitationSite]:
+        docs = list(order) if order is not None else list(self._docs)
+        docs += [d for d in self._docs if d not in docs]
+        return [s for d in docs for s in self._docs.get(d, ())]
+
+    def cited_keys(self, order: Sequence[str] | None = None) -> list[str]:
+        """Keys in order of first citation."""
+        seen: dict[str, None] = {}
+        for s in self.sites(order):
+            for k in s.citation.keys:
+                seen.setdefault(k, None)
+        return list(seen)
+
+    def resolve(self, bibliography: Bibliography, items: dict[str, Item], style_name: str, *,
+                order: Sequence[str] | None = None, nocite: Sequence[str] = ()) -> Resolution:
+        """Format every citation and the list, book-wide.
+
+        ``items`` maps keys to CSL items (``refbook.bibtex_csl.items_for``). ``nocite`` adds keys
+        to the list without a citation (``*`` adds every entry).
+        """
+        style = get_style(style_name)
+        sites = self.sites(order)
+        cited = self.cited_keys(order)
+        listed = list(cited)
+        if "*" in nocite:
+            listed += [e.key for e in bibliography if e.key not in cited]
+        else:
+            listed += [k for k in nocite if k not in cited]
+        known = [k for k in listed if k in items]
+        processor: Processor = style.processor([items[k] for k in known])
+        numbers = {k: i for i, k in enumerate(known, start=1)}
+        diagnostics: list[Diagnostic] = []
+        citations: dict[tuple[str, int], Inlines] = {}
+        backlinks: dict[str, list[CitationSite]] = {}
+        for s in sites:
+            for k in s.citation.keys:
+                backlinks.setdefault(k, []).append(s)
+                if k not in items:
+                    diagnostics.append(Diagnostic(
+                        Code.UNKNOWN_KEY, f"citation key {k!r} is not in any bibliography file",
+                        Location(s.document, s.line),
+                        hint=_unknown_hint(k, items),
+                        key=k,
+                    ))
+            citations[(s.document, s.index)] = processor.cite(cite_items(s.citation))
+        for k in nocite:
+            if k != "*" and k not in items:
+                diagnostics.append(Diagnostic(Code.UNKNOWN_KEY, f"nocite key {k!r} is not in any bibliography file",
+                                              None, hint=_unknown_hint(k, items), key=k))
+        entries = tuple(processor.bibliography())
+        return Resolution(citations, entries, {k: tuple(v) for k, v in backlinks.items()},
+                          tuple(diagnostics), numbers)
+
+
+def _unknown_hint(key: str, items: dict[str, Item]) -> str:
+    import difflib
+
+    lower = {k.lower(): k for k in items}
+    if key.lower() in lower:
+        return f"keys are case-sensitive: did you mean {lower[key.lower()]!r}?"
+    close = difflib.get_close_matches(key, list(items), n=1, cutoff=0.75)
+    if close:
+        return f"did you mean {close[0]!r}? Otherwise add the entry to a .bib file."
+    return "add an entry with this key to a .bib file, or fix the key"

@@ -1,0 +1,57 @@
+"""HTML renderer. Every text value is escaped; only http(s) links become ``<a>`` elements."""
+
+from __future__ import annotations
+
+from html import escape
+
+from refbook.ir import Inlines, Link, Span, Styled, Text
+from refbook.render import CLOSE_QUOTES, OPEN_QUOTES, safe_url
+
+_TAGS = {
+    "emph": ("<em>", "</em>"),
+    "strong": ("<strong>", "</strong>"),
+    "smallcaps": ('<span style="font-variant:small-caps">', "</span>"),
+    "sup": ("<sup>", "</sup>"),
+    "sub": ("<sub>", "</sub>"),
+    "code": ("<code>", "</code>"),
+    "underline": ('<span style="text-decoration:underline">', "</span>"),
+    "nocase": ("", ""),
+}
+
+
+def to_html(nodes: Inlines) -> str:
+    out: list[str] = []
+    _walk(nodes, out, 0)
+    return "".join(out)
+
+
+def _walk(nodes: Inlines, out: list[str], qdepth: int) -> None:
+    for n in nodes:
+        if isinstance(n, Text):
+            out.append(escape(n.text, quote=True))
+        elif isinstance(n, Styled):
+            if n.kind == "quoted":
+                out.append(OPEN_QUOTES[qdepth % 2])
+                _walk(n.children, out, qdepth + 1)
+                out.append(CLOSE_QUOTES[qdepth % 2])
+                continue
+            start, end = _TAGS[n.kind]
+            out.append(start)
+            _walk(n.children, out, qdepth)
+            out.append(end)
+        elif isinstance(n, Link):
+            url = safe_url(n.url)
+            if url is None:
+                _walk(n.children, out, qdepth)
+                continue
+            out.append(f'<a href="{escape(url, quote=True)}">')
+            _walk(n.children, out, qdepth)
+            out.append("</a>")
+        elif isinstance(n, Span):
+            role = escape(n.role, quote=True)
+            key = f' data-key="{escape(n.key, quote=True)}"' if n.key else ""
+            out.append(f'<span class="refbook-{role}"{key}>')
+            _walk(n.children, out, qdepth)
+            out.append("</span>")
+            if n.role == "csl-left-margin":
+                out.append(" ")
