@@ -501,6 +501,7 @@ class Evaluator:
             return None
         if var == "citation-number":
             num = stringify(self.item.var("citation-number"))
+            self._count(1, 1 if num else 0)
             return Tag("citation-number", lit(num), int(num)) if num.isdigit() else None
         if var in ("DOI", "URL", "PMID", "PMCID"):
             v = self.ask_text(var)
