@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from refbook.cli import main
-from tests.conftest import SEED, paragraphs, pandoc_render
+from tests.conftest import SEED, pandoc_render, paragraphs
 
 BIB = SEED / "references.raw.bib"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from refbook.cli import main
-from tests.conftest import SEED, TESTDATA, paragraphs, pandoc_render
+from tests.conftest import SEED, TESTDATA, pandoc_render, paragraphs
 
 FILES = [
     SEED / "references.bib",

@@ -35,13 +35,10 @@ if TYPE_CHECKING:
 EN_DASH = "\u2013"
 
 NAME_VARS = frozenset(
-    "author editor translator collection-editor composer container-author director "
-    "editorial-director illustrator interviewer original-author recipient reviewed-author "
-    "chair compiler contributor curator executive-producer guest host narrator organizer "
-    "performer producer script-writer series-creator editortranslator".split()
+    ["author", "editor", "translator", "collection-editor", "composer", "container-author", "director", "editorial-director", "illustrator", "interviewer", "original-author", "recipient", "reviewed-author", "chair", "compiler", "contributor", "curator", "executive-producer", "guest", "host", "narrator", "organizer", "performer", "producer", "script-writer", "series-creator", "editortranslator"]
 )
 DATE_VARS = frozenset(
-    "accessed available-date event-date issued original-date submitted".split()
+    ["accessed", "available-date", "event-date", "issued", "original-date", "submitted"]
 )
 
 _NAME_ATTRS = (
@@ -605,7 +602,6 @@ class Evaluator:
 
     def format_number(self, i: int, form: str) -> str:
         if form == "ordinal" or (form == "long-ordinal" and not 1 <= i <= 10):
-            t = self.locale.term(f"ordinal-{i % 100:02d}") if i <= 99 or True else None
             if i % 100 in (11, 12, 13):
                 t = self.locale.term(f"ordinal-{i % 100:02d}") or self.locale.term("ordinal")
             else:
@@ -739,10 +735,10 @@ class Evaluator:
         while j < len(rest) and rest[j].attrs.get("name") not in same:
             j += 1
         diffs, sames2 = rest[:j], rest[j:]
-        s1 = [x for x in (self._dp(start, dp) for dp in sames1) if x is not None]
-        dl = [x for x in (self._dp(start, dp) for dp in diffs) if x is not None]
-        dr = [x for x in (self._dp(end, dp) for dp in diffs) if x is not None]
-        s2 = [x for x in (self._dp(start, dp) for dp in sames2) if x is not None]
+        s1: list[Out] = [x for x in (self._dp(start, dp) for dp in sames1) if x is not None]
+        dl: list[Out] = [x for x in (self._dp(start, dp) for dp in diffs) if x is not None]
+        dr: list[Out] = [x for x in (self._dp(end, dp) for dp in diffs) if x is not None]
+        s2: list[Out] = [x for x in (self._dp(start, dp) for dp in sames2) if x is not None]
         diff_sorted = sorted(diffs, key=lambda dp: names_order.index(dp.attrs.get("name", "year")))
         range_delim = diff_sorted[0].attrs.get("range-delimiter", EN_DASH) if diff_sorted else None
         if is_open:
@@ -903,9 +899,7 @@ class Evaluator:
                 threshold = max(m, self.disamb.et_al_names)
             else:
                 threshold = m
-        elif final_is_others:
-            threshold = numnames - 1
-        elif et_al_min is None and final_is_others:
+        elif final_is_others or (et_al_min is None and final_is_others):
             threshold = numnames - 1
         dpl = opts.get("delimiter-precedes-last", "contextual")
         as_sort = opts.get("name-as-sort-order")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass, field, replace
+from collections.abc import Callable
 from typing import TypeAlias
 
 from refbook.ir import Inline, Inlines, Link, Span, Styled, Text
@@ -81,7 +82,7 @@ def lit(text: str) -> Lit:
 
 
 def formatted(f: Formatting, kids: list[Out]) -> Out:
-    ks = [k for k in kids if k is not None]
+    ks: list[Out] = [k for k in kids if k is not None]
     if not ks:
         return None
     return Fmt(f, ks)
@@ -160,9 +161,9 @@ def concat(parts: list[Inlines]) -> Inlines:
     return tuple(out)
 
 
-def drop_start(inl: Inlines, pred: object) -> Inlines:
+def drop_start(inl: Inlines, pred: str | Callable[[str], bool]) -> Inlines:
     """Drop leading characters satisfying ``pred`` (descending into markup)."""
-    test = pred if callable(pred) else (lambda c: c == pred)
+    test: Callable[[str], bool] = pred if callable(pred) else (lambda c: c == pred)
     state = [True]
 
     def walk(nodes: Inlines) -> Inlines:
@@ -186,8 +187,8 @@ def drop_start(inl: Inlines, pred: object) -> Inlines:
     return walk(inl)
 
 
-def drop_end(inl: Inlines, pred: object) -> Inlines:
-    test = pred if callable(pred) else (lambda c: c == pred)
+def drop_end(inl: Inlines, pred: str | Callable[[str], bool]) -> Inlines:
+    test: Callable[[str], bool] = pred if callable(pred) else (lambda c: c == pred)
     state = [True]
 
     def walk(nodes: Inlines) -> Inlines:
@@ -211,12 +212,12 @@ def drop_end(inl: Inlines, pred: object) -> Inlines:
     return walk(inl)
 
 
-def map_text(inl: Inlines, f: object) -> Inlines:
-    fn = f  # a callable str -> str
+def map_text(inl: Inlines, f: Callable[[str], str]) -> Inlines:
+    fn = f
     out: list[Inline] = []
     for n in inl:
         if isinstance(n, Text):
-            out.append(Text(fn(n.text)))  # type: ignore[operator]
+            out.append(Text(fn(n.text)))
         else:
             out.append(_rebuild(n, map_text(n.children, f)))
     return tuple(out)
@@ -301,8 +302,7 @@ def add_delimiters(delim: str, xs: list[Inlines]) -> list[Inlines]:
 _START, _START_SENTENCE, _AFTER_WORD_END, _AFTER_WORD_CHAR, _AFTER_PUNCT, _BEFORE_LAST = range(6)
 
 STOP_WORDS = frozenset(
-    "a an and as at but by down for from in into nor of on onto or over so the till to up via "
-    "with yet about van von de d l".split()
+    ["a", "an", "and", "as", "at", "but", "by", "down", "for", "from", "in", "into", "nor", "of", "on", "onto", "or", "over", "so", "the", "till", "to", "up", "via", "with", "yet", "about", "van", "von", "de", "d", "l"]
 )
 
 
@@ -430,10 +430,7 @@ class _CaseState:
         for n in nodes:
             if isinstance(n, Text):
                 out.append(Text(self.text(n.text)))
-            elif isinstance(n, Styled) and n.kind in ("smallcaps", "sup", "sub", "nocase", "code"):
-                self.skip(n.children)
-                out.append(n)
-            elif isinstance(n, Span) and n.role == "nocase":
+            elif (isinstance(n, Styled) and n.kind in ("smallcaps", "sup", "sub", "nocase", "code")) or (isinstance(n, Span) and n.role == "nocase"):
                 self.skip(n.children)
                 out.append(n)
             else:

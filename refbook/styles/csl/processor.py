@@ -108,7 +108,11 @@ class Processor:
         keys = {i: [self.ev.sort_key(bib, k, self.items[i], self.disamb[i]) for k in sort.children]
                 for i in ids}
         self._bib_keys = keys
-        return sorted(ids, key=cmp_to_key(lambda a, b: _cmp_keys(keys[a], keys[b], desc)))
+
+        def cmp(a: str, b: str) -> int:
+            return _cmp_keys(keys[a], keys[b], desc)
+
+        return sorted(ids, key=cmp_to_key(cmp))
 
     # ------------------------------------------------------------------ disambiguation
 

@@ -6,7 +6,7 @@ with the package; a style's own ``<locale>`` overrides its terms.
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET  # noqa: S405 - style files ship with the package or come from the user
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
