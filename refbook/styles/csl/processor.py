@@ -110,7 +110,8 @@ class Processor:
         self._bib_keys = keys
 
         def cmp(a: str, b: str) -> int:
-            return _cmp_keys(keys[a], keys[b], desc)
+            # ties keep pandoc's order, which is by item id
+            return _cmp_keys(keys[a], keys[b], desc) or (a > b) - (a < b)
 
         return sorted(ids, key=cmp_to_key(cmp))
 

@@ -1,0 +1,71 @@
+"""The book-wide registry: documents come and go, formatting is always book-wide."""
+
+from __future__ import annotations
+
+from refbook.csl import Date, DatePart, Item, Name
+from refbook.ir import Text
+from refbook.models import Bibliography
+from refbook.registry import Registry
+from refbook.render.text import to_text
+from refbook.syntax import find_citations
+
+
+def item(key: str, family: str, year: int, title: str) -> Item:
+    return Item(key, "book", text=(("title", (Text(title),)),),
+                names=(("author", (Name(family=family, given="A."),)),),
+                dates=(("issued", Date(start=DatePart(year))),))
+
+
+ITEMS = {
+    "a": item("a", "Doe", 2024, "Alpha"),
+    "b": item("b", "Doe", 2024, "Beta"),
+    "c": item("c", "Roe", 2020, "Gamma"),
+}
+
+
+def texts(reg: Registry, order: list[str] | None = None) -> dict[tuple[str, int], str]:
+    res = reg.resolve(Bibliography(), ITEMS, "chicago-author-date", order=order)
+    return {k: to_text(v) for k, v in res.citations.items()}
+
+
+def test_year_suffixes_are_book_wide_and_follow_documents() -> None:
+    reg = Registry()
+    reg.set_document("ch1", find_citations("See [@a]."))
+    assert texts(reg) == {("ch1", 0): "(Doe 2024)"}
+    reg.set_document("ch2", find_citations("And @b."))
+    assert texts(reg) == {("ch1", 0): "(Doe 2024a)", ("ch2", 0): "Doe (2024b)"}
+    reg.drop_document("ch2")
+    assert texts(reg) == {("ch1", 0): "(Doe 2024)"}
+
+
+def test_merge_from_parallel_workers_equals_serial() -> None:
+    serial = Registry()
+    serial.set_document("ch1", find_citations("[@a]"))
+    serial.set_document("ch2", find_citations("[@b; @c]"))
+    w1, w2, main = Registry(), Registry(), Registry()
+    w1.set_document("ch1", find_citations("[@a]"))
+    w2.set_document("ch2", find_citations("[@b; @c]"))
+    main.merge(w2)
+    main.merge(w1)
+    order = ["ch1", "ch2"]
+    assert texts(main, order) == texts(serial, order)
+
+
+def test_backlinks_and_first_citation_order_and_unknown_keys() -> None:
+    reg = Registry()
+    reg.set_document("intro", find_citations("[@c]\n\nthen [@a; @zzz]"))
+    reg.set_document("ch1", find_citations("@c again"))
+    res = reg.resolve(Bibliography(), ITEMS, "numeric", order=["intro", "ch1"])
+    assert reg.cited_keys(["intro", "ch1"]) == ["c", "a", "zzz"]
+    assert [(s.document, s.line) for s in res.backlinks["c"]] == [("intro", 1), ("ch1", 1)]
+    assert res.numbers == {"c": 1, "a": 2}
+    assert [d.code.slug for d in res.diagnostics] == ["unknown-key"]
+    assert str(res.diagnostics[0].location) == "intro:3"
+    assert [k for k, _ in res.entries] == ["c", "a"]
+    assert to_text(res.citations[("intro", 1)]) == "[2, zzz?]"
+
+
+def test_nocite_star_lists_everything() -> None:
+    reg = Registry()
+    res = reg.resolve(Bibliography(), ITEMS, "chicago-author-date", nocite=["*"])
+    assert res.entries == ()  # the bibliography object itself is empty here
