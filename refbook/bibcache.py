@@ -129,7 +129,7 @@ def disk_load(cache_dir: Path, key: str) -> object:
             # The cache directory is the user's own (an argument or REFBOOK_CACHE_DIR); we only
             # read files we wrote, whose name is a digest of the content they were made from.
             value = pickle.load(fh)  # noqa: S301
-    except Exception:  # noqa: BLE001 - any failure only means "not cached"
+    except Exception:  # any failure only means "not cached"
         return None
     if not isinstance(value, tuple) or len(value) != 2 or value[0] != _FORMAT:
         return None

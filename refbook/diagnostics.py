@@ -30,6 +30,7 @@ class Code(Enum):
     DUPLICATE_FIELD = ("duplicate-field", Severity.ERROR, "An entry sets the same field twice; the first value is kept.")
     UNDEFINED_STRING = ("undefined-string", Severity.ERROR, "A field uses an @string macro that is never defined; the macro name is kept as text.")
     CROSSREF_MISSING = ("crossref-missing", Severity.ERROR, "An entry's crossref (or xdata) names a key that does not exist.")
+    CROSSREF_CYCLE = ("crossref-cycle", Severity.ERROR, "Entries inherit from each other in a loop through crossref or xdata; the link that closes the loop is ignored.")
     BAD_NAME = ("bad-name", Severity.WARNING, "A name list has a part that BibTeX cannot split (too many commas, an empty name).")
     UNKNOWN_STYLE = ("unknown-style", Severity.ERROR, "The configured style is not installed.")
     UNKNOWN_KEY = ("unknown-key", Severity.ERROR, "A citation names a key that is in no bibliography file.")

@@ -1,0 +1,368 @@
+"""Readers: the bibliography files of a book → one ``Bibliography`` with its diagnostics.
+
+Where it sits: the start of the flow. Hosts (Sphinx, MkDocs, the CLI) call
+:func:`read_bibliography` with the configured paths; it reads each file (``refbook.bibcache``
+first, ``refbook.readers.bibtex.parse_bibtex`` on a miss), merges them in order and resolves
+``crossref``/``xdata`` book-wide. Every later stage (validation, styles) consumes the result.
+
+File problems (missing, a directory, not UTF-8) are diagnostics, never exceptions.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from refbook import bibcache
+from refbook.diagnostics import Code, Diagnostic
+from refbook.models import Bibliography, Entry, Field, Location
+from refbook.readers.bibtex import ParseResult, parse_bibtex, paused_gc
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+__all__ = ["ParseResult", "parse_bibtex", "read_bibliography", "resolve_crossrefs"]
+
+
+def read_bibliography(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    cache_dir: str | os.PathLike[str] | None = None,
+) -> Bibliography:
+    """Read ``.bib`` files in order into one ``Bibliography``.
+
+    As in BibTeX, ``@string`` macros of a file are visible in the files after it, and the first
+    definition of a key wins (later ones are reported). A path listed twice is read once.
+    Locations name each file as it was given in ``paths``.
+
+    Parses are cached by file content in memory; ``cache_dir`` (default: the environment
+    variable ``REFBOOK_CACHE_DIR``, unset = none) adds a disk cache that survives the process.
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]  # one path, not a sequence of one-letter paths
+    files: list[str] = []
+    seen: set[str] = set()
+    for p in paths:
+        name = os.fsdecode(os.fspath(p))
+        ident = os.path.normcase(os.path.abspath(name))
+        if ident not in seen:
+            seen.add(ident)
+            files.append(name)
+
+    contents: list[tuple[str, bytes | None, str]] = []
+    file_diagnostics: list[Diagnostic] = []
+    for name in files:
+        data, problem = _read_bytes(name)
+        if data is None:
+            assert problem is not None
+            file_diagnostics.append(problem)
+            contents.append((name, None, "!" + problem.message))
+        else:
+            contents.append((name, data, bibcache.digest(data)))
+
+    memo_key = tuple((name, dig) for name, _, dig in contents)
+    cached = bibcache.bibliographies.get(memo_key)
+    if cached is not None:
+        return cached
+
+    disk = Path(cache_dir) if cache_dir is not None else bibcache.cache_dir_from_env()
+    macros: dict[str, str] = {}
+    results: list[ParseResult] = []
+    with paused_gc():
+        for name, data, dig in contents:
+            if data is None:
+                continue
+            result = _parse_cached(name, data, dig, macros, disk)
+            for macro, value in result.strings:
+                macros[macro.lower()] = value
+            results.append(result)
+        bib = _merge(files, results, file_diagnostics)
+    bibcache.bibliographies.put(memo_key, bib)
+    return bib
+
+
+def _read_bytes(name: str) -> tuple[bytes | None, Diagnostic | None]:
+    path = Path(name)
+    where = Location(name)
+    try:
+        return path.read_bytes(), None
+    except FileNotFoundError:
+        return None, Diagnostic(
+            Code.FILE, f"bibliography file not found: {name}", where,
+            f"check the path (it is resolved from {os.getcwd()}) or create the file",
+        )
+    except IsADirectoryError:
+        return None, Diagnostic(
+            Code.FILE, f"bibliography path is a directory, not a file: {name}", where,
+            "name the .bib file itself, e.g. references.bib inside that directory",
+        )
+    except PermissionError:
+        return None, Diagnostic(
+            Code.FILE, f"no permission to read the bibliography file {name}", where,
+            "make the file readable by the user that builds the book",
+        )
+    except OSError as err:
+        return None, Diagnostic(
+            Code.FILE, f"cannot read the bibliography file {name}: {err.strerror or err}",
+            where, "check that the path names a readable file",
+        )
+
+
+def _decode(data: bytes, name: str) -> tuple[str, Diagnostic | None]:
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        byte = data[err.start]
+        return data.decode("latin-1"), Diagnostic(
+            Code.ENCODING,
+            f"the file is not valid UTF-8 (byte 0x{byte:02x} on line {line}); it was read as "
+            f"Latin-1, so non-ASCII characters may be wrong",
+            Location(name, line),
+            "save the file as UTF-8 (most editors offer it under 'Save with encoding'), or "
+            "write accented letters as LaTeX commands such as {\\'e}",
+        )
+
+
+def _parse_cached(
+    name: str, data: bytes, dig: str, macros: dict[str, str], disk: Path | None
+) -> ParseResult:
+    key = bibcache.parse_key(name, dig, tuple(macros.items()))
+    result = bibcache.parsed_files.get(key)
+    if result is not None:
+        return result
+    if disk is not None:
+        loaded = _unpack(bibcache.disk_load(disk, key))
+        if loaded is not None:
+            bibcache.parsed_files.put(key, loaded)
+            return loaded
+    text, problem = _decode(data, name)
+    result = parse_bibtex(text, name, macros=macros)
+    if problem is not None:
+        result = ParseResult(
+            result.entries, (problem, *result.diagnostics), result.strings, result.preambles
+        )
+    bibcache.parsed_files.put(key, result)
+    if disk is not None:
+        packed = _pack(result, name)
+        if packed is not None:
+            bibcache.disk_store(disk, key, packed)
+    return result
+
+
+# On disk a parse is stored as plain tuples: pickling the dataclasses themselves is several times
+# slower both ways (one Python-level ``__setstate__`` per field and location).
+_Packed = tuple[
+    str,
+    tuple[tuple[str, str, int, tuple[tuple[str, str, int], ...]], ...],
+    tuple[Diagnostic, ...],
+    tuple[tuple[str, str], ...],
+    tuple[str, ...],
+]
+
+
+def _pack(result: ParseResult, name: str) -> _Packed | None:
+    entries = []
+    for e in result.entries:
+        if e.location.file != name or any(f.location.file != name for f in e.fields):
+            return None
+        entries.append((e.key, e.type, e.location.line,
+                        tuple((f.name, f.value, f.location.line) for f in e.fields)))
+    return (name, tuple(entries), result.diagnostics, result.strings, result.preambles)
+
+
+def _unpack(packed: object) -> ParseResult | None:
+    if not isinstance(packed, tuple) or len(packed) != 5:
+        return None
+    name, entries, diagnostics, strings, preambles = cast("_Packed", packed)
+    try:
+        built = tuple(
+            Entry(key, type_, tuple(Field(f, v, Location(name, ln)) for f, v, ln in fields),
+                  Location(name, line))
+            for key, type_, line, fields in entries
+        )
+        result = ParseResult(built, tuple(diagnostics), tuple(strings), tuple(preambles))
+    except (TypeError, ValueError):
+        return None
+    ok = all(isinstance(d, Diagnostic) for d in result.diagnostics)
+    return result if ok else None
+
+
+def _merge(
+    files: list[str], results: list[ParseResult], file_diagnostics: list[Diagnostic]
+) -> Bibliography:
+    entries: list[Entry] = []
+    diagnostics = list(file_diagnostics)
+    first: dict[str, Entry] = {}
+    for i, result in enumerate(results):
+        diagnostics.extend(result.diagnostics)
+        if i == 0:
+            # Keys are already unique within a file.
+            entries.extend(result.entries)
+            if len(results) > 1:
+                first = {e.key: e for e in result.entries}
+            continue
+        for e in result.entries:
+            earlier = first.get(e.key)
+            if earlier is None:
+                first[e.key] = e
+                entries.append(e)
+            else:
+                diagnostics.append(Diagnostic(
+                    Code.DUPLICATE_KEY,
+                    f"duplicate key `{e.key}`: already defined in {earlier.location}; "
+                    f"this entry is ignored",
+                    e.location,
+                    f"rename one of them, or delete this copy if it is the same work "
+                    f"(the first is at {earlier.location})",
+                    key=e.key,
+                ))
+    resolved, problems = resolve_crossrefs(entries)
+    diagnostics.extend(problems)
+    rank = {name: i for i, name in enumerate(files)}
+    unknown = len(files)
+    diagnostics.sort(key=lambda d: (rank.get(d.location.file, unknown), d.location.line)
+                     if d.location is not None else (unknown + 1, 0))
+    return Bibliography(tuple(resolved), tuple(diagnostics), tuple(files))
+
+
+# -- crossref / xdata ------------------------------------------------------------------------
+
+# biblatex never copies these from a parent (``\DefaultInheritance`` in biblatex.def).
+_NO_INHERIT = frozenset({
+    "ids", "crossref", "xref", "xdata", "entryset", "entrysubtype", "execute", "label",
+    "options", "presort", "related", "relatedoptions", "relatedstring", "relatedtype",
+    "shorthand", "shorthandintro", "sortkey",
+})
+_TITLE_FIELDS = ("title", "subtitle", "titleaddon")
+_TITLE_NOT_INHERITED = frozenset({"shorttitle", "sorttitle", "indextitle", "indexsorttitle"})
+_MULTIVOLUME = frozenset({"mvbook", "mvcollection", "mvreference", "mvproceedings"})
+_CONTAINERS = frozenset({"book", "collection", "reference", "proceedings"})
+_PARTS = frozenset({
+    "inbook", "bookinbook", "suppbook", "incollection", "inreference", "suppcollection",
+    "inproceedings", "conference",
+})
+_MAX_DEPTH = 32
+_LINKS = frozenset({"crossref", "xdata"})
+
+
+def _title_prefix(parent: str, child: str) -> str | None:
+    """Where a parent's title goes in the child (biblatex's inheritance table), or None."""
+    if parent in _MULTIVOLUME and (child in _PARTS or child in _CONTAINERS):
+        return "main"
+    if parent in _CONTAINERS and child in _PARTS:
+        return "book"
+    if parent == "periodical" and child in ("article", "suppperiodical"):
+        return "journal"
+    return None
+
+
+def _inherit(child: list[Field], have: set[str], parent: Entry, prefix: str | None,
+             parent_type: str, child_type: str) -> None:
+    """Append to ``child`` the fields of ``parent`` it lacks (parent's locations kept)."""
+    if prefix is not None:
+        for f in parent.fields:
+            if f.name in _TITLE_FIELDS:
+                target = prefix + f.name
+                if target not in have:
+                    have.add(target)
+                    child.append(Field(target, f.value, f.location))
+    book_author = (parent_type in ("mvbook", "book")
+                   and child_type in ("inbook", "bookinbook", "suppbook"))
+    for f in parent.fields:
+        name = f.name
+        if name in _NO_INHERIT:
+            continue
+        if prefix is not None and (name in _TITLE_FIELDS or name in _TITLE_NOT_INHERITED):
+            continue
+        if name not in have:
+            have.add(name)
+            child.append(f)
+        if book_author and name == "author" and "bookauthor" not in have:
+            have.add("bookauthor")
+            child.append(Field("bookauthor", f.value, f.location))
+
+
+def resolve_crossrefs(entries: Iterable[Entry]) -> tuple[list[Entry], list[Diagnostic]]:
+    """Give every entry with ``xdata``/``crossref`` the fields it inherits, book-wide.
+
+    BibTeX semantics (a child gets every field it lacks) plus biblatex's: a part (``in*``)
+    gets its container's ``title``/``subtitle``/``titleaddon`` as ``booktitle``/... (``main*``
+    from a multi-volume parent, ``journal*`` from a periodical), ``author`` also as
+    ``bookauthor`` from a book, and never the fields biblatex keeps per entry (``ids``,
+    ``label``, ``shorthand``...). ``xdata`` is applied before ``crossref``; chains resolve
+    parent first. Keys are case-sensitive (biber, pandoc); a key that matches only when case
+    is ignored is reported with a "did you mean". Inherited fields keep their parent's
+    location; ``crossref`` stays.
+    """
+    entries = list(entries)
+    if not _LINKS & {f.name for e in entries for f in e.fields}:
+        return entries, []
+    index = {e.key: e for e in entries}
+    done: dict[str, Entry] = {}
+    active: list[str] = []
+    diagnostics: list[Diagnostic] = []
+    lower_index: dict[str, str] = {}
+
+    def missing_hint(target: str, link: str) -> str:
+        # Keys are case-sensitive, as in biber and pandoc (BibTeX alone ignores case here).
+        if not lower_index:
+            lower_index.update((k.lower(), k) for k in reversed(index))
+        near = lower_index.get(target.lower())
+        if near is not None:
+            return f"did you mean `{near}`? Keys are case-sensitive"
+        return f"add an entry with key `{target}`, or correct the {link} value"
+
+    def resolve(entry: Entry) -> Entry:
+        ready = done.get(entry.key)
+        if ready is not None:
+            return ready
+        links = [f for f in entry.fields if f.name in _LINKS]
+        if not links:
+            done[entry.key] = entry
+            return entry
+        active.append(entry.key)
+        fields = list(entry.fields)
+        have = {f.name for f in fields}
+        # xdata first: its values take precedence over the crossref parent's (biber's order).
+        links.sort(key=lambda f: f.name != "xdata")
+        for link in links:
+            for target in (k.strip() for k in link.value.split(",")) if link.name == "xdata" \
+                    else (link.value.strip(),):
+                if not target:
+                    continue
+                parent = index.get(target)
+                if parent is None:
+                    diagnostics.append(Diagnostic(
+                        Code.CROSSREF_MISSING,
+                        f"entry `{entry.key}` has {link.name} `{target}`, but no entry has "
+                        f"that key; nothing is inherited from it",
+                        link.location, missing_hint(target, link.name),
+                        key=entry.key, field=link.name,
+                    ))
+                    continue
+                if target in active or len(active) > _MAX_DEPTH:
+                    chain = " → ".join([*active[active.index(target):], target]) \
+                        if target in active else f"more than {_MAX_DEPTH} levels"
+                    diagnostics.append(Diagnostic(
+                        Code.CROSSREF_CYCLE,
+                        f"{link.name} of `{entry.key}` loops back: {chain}",
+                        link.location,
+                        f"remove the {link.name} field from one entry of the loop",
+                        key=entry.key, field=link.name,
+                    ))
+                    continue
+                parent = resolve(parent)
+                prefix = None if link.name == "xdata" else _title_prefix(parent.type, entry.type)
+                _inherit(fields, have, parent, prefix, parent.type, entry.type)
+        active.pop()
+        result = entry if len(fields) == len(entry.fields) else \
+            Entry(entry.key, entry.type, tuple(fields), entry.location)
+        done[entry.key] = result
+        return result
+
+    return [resolve(e) for e in entries], diagnostics

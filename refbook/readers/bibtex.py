@@ -6,8 +6,10 @@ resolves ``crossref``/``xdata`` into a ``Bibliography``. Field values leave this
 source; ``refbook.latex`` decodes them later.
 
 The scanner is our own (see ``docs/design/bibtex-parser.md`` for why not pybtex or
-bibtexparser): compiled regular expressions driven from one loop, with a fast path that reads a
-whole ``name = {value},`` line in one match. Its rules, where BibTeX implementations differ:
+bibtexparser): compiled regular expressions driven from one loop. A fast path reads a whole
+well-formed entry with one match and its fields with one ``findall``; everything else goes
+through a token-by-token path that also writes the diagnostics. Its rules, where BibTeX
+implementations differ:
 
 - Text between entries is ignored, as BibTeX does; a ``%`` starts a comment up to the end of the
   line between entries and between the tokens of an entry (not inside a value), as biber does,
@@ -17,12 +19,14 @@ whole ``name = {value},`` line in one match. Its rules, where BibTeX implementat
   the next line that starts with ``@``. A value whose braces swallow such a line is reported as
   unbalanced there, so one missing ``}`` never eats the rest of the file.
 - Values: ``@string`` macros (case-insensitive) and ``#`` concatenation are expanded; the month
-  macros ``jan``..``dec`` are predefined as in ``plain.bst``; runs of white space are collapsed
-  to one space and the value is stripped, as BibTeX does; braces and commands are kept.
+  macros ``jan``..``dec`` are predefined as in ``plain.bst``; an undefined macro keeps its name;
+  runs of white space are collapsed to one space and field values are stripped, as BibTeX does
+  (a macro keeps its own leading space); braces and commands are kept.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import re
 from dataclasses import dataclass
@@ -32,9 +36,9 @@ from refbook.diagnostics import Code, Diagnostic
 from refbook.models import Entry, Field, Location
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterator, Mapping
 
-__all__ = ["MONTH_MACROS", "ParseResult", "parse_bibtex"]
+__all__ = ["MONTH_MACROS", "ParseResult", "parse_bibtex", "paused_gc"]
 
 #: The macros every BibTeX style defines (``plain.bst``); ``@string`` may redefine them.
 MONTH_MACROS: Mapping[str, str] = {
@@ -76,6 +80,8 @@ _SPACE_RUN_RE = re.compile(r"\s+")
 _LINE_START_AT_RE = re.compile(r"^[ \t]*@", re.MULTILINE)
 # A line that starts an entry; inside a value it means the value's braces are unbalanced.
 _ENTRY_LINE_RE = re.compile(rf"\n[ \t]*(@[ \t]*{_ID}[ \t]*[{{(])")
+# A field inside a multi-line value: the value is missing its closing brace.
+_SWALLOWED_FIELD_RE = re.compile(rf"[,}}][ \t]*\n[ \t]*({_ID})[ \t]*=")
 # After an entry closed: more ``name =`` means a ``}`` too many closed the entry early.
 _STRAY_FIELD_RE = re.compile(rf"{_WS},?{_WS}({_ID})[ \t]*=")
 # The fast path reads a whole entry whose fields are `` name = value`` on one line each (values
@@ -121,10 +127,19 @@ class _SyntaxError(Exception):
 
 
 def _clean(value: str) -> str:
-    # BibTeX collapses white space; the check avoids the regex for the common one-line value.
-    if "\n" in value or "\t" in value or "  " in value or "\r" in value:
+    """A field's final value: white space runs collapsed to one space, ends stripped (BibTeX)."""
+    # The check avoids the regex for the common one-line value.
+    if "\n" in value or "\t" in value or "  " in value:
         return _SPACE_RUN_RE.sub(" ", value).strip()
     return value.strip()
+
+
+def _collapse(value: str) -> str:
+    """A macro's value: white space collapsed, but ends kept (``"ACM" # STOC`` needs STOC's
+    leading space, as in xampl.bib)."""
+    if "\n" in value or "\t" in value or "  " in value:
+        return _SPACE_RUN_RE.sub(" ", value)
+    return value
 
 
 def parse_bibtex(text: str, file: str, *, macros: Mapping[str, str] | None = None) -> ParseResult:
@@ -138,18 +153,36 @@ def parse_bibtex(text: str, file: str, *, macros: Mapping[str, str] | None = Non
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if text.startswith("\ufeff"):
         text = text[1:]
-    # The parse allocates a few objects per field and frees none of them; the cyclic collector
-    # would rescan the growing heap again and again (half the time on a 20,000-entry file).
-    gc_was_enabled = gc.isenabled()
+    with paused_gc():
+        return _Parser(text, file, macros).run()
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building many objects that all stay alive.
+
+    A parse (or a cache load) allocates two or three objects per field and frees none. With the
+    collector running, CPython rescans the growing young generations again and again (as long
+    as the parse itself on a 20,000-entry file); even after a pause, the first collection would
+    scan them all once more. So on the way out the new objects go straight to the oldest
+    generation (``freeze`` + ``unfreeze``), unless the program froze objects itself, which we
+    must not undo. Nested use is fine; the previous state is restored.
+    """
+    was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _Parser(text, file, macros).run()
+        yield
     finally:
-        if gc_was_enabled:
+        if was_enabled:
+            if gc.get_freeze_count() == 0:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 
 class _Parser:
+    """One pass over one text; the methods return the position where scanning goes on."""
+
     def __init__(self, text: str, file: str, macros: Mapping[str, str] | None) -> None:
         self.text = text
         self.file = file
@@ -161,6 +194,11 @@ class _Parser:
         self.strings: list[tuple[str, str]] = []
         self.preambles: list[str] = []
         self.seen_keys: dict[str, int] = {}
+        # Field names as written → lower case; also makes every "author" one shared string.
+        self.lowered: dict[str, str] = {}
+        # The entry and field being read, for the key/field of a syntax error.
+        self.key = ""
+        self.field = ""
         # Incremental line counting: the line of ``_line_pos`` is ``_line``.
         self._line_pos = 0
         self._line = 1
@@ -198,6 +236,7 @@ class _Parser:
             if text[start] != "@":
                 pos = m.end()
                 continue
+            self.key = self.field = ""
             try:
                 fm = fast(text, start)
                 if fm is not None and fm.group(1).lower() not in _SPECIAL:
@@ -205,9 +244,10 @@ class _Parser:
                 else:
                     pos = self.command(start)
             except _SyntaxError as err:
-                self.diagnostics.append(
-                    Diagnostic(Code.SYNTAX, err.message, self.loc(err.pos), err.hint)
-                )
+                self.diagnostics.append(Diagnostic(
+                    Code.SYNTAX, err.message, self.loc(err.pos), err.hint,
+                    key=self.key, field=self.field,
+                ))
                 pos = self.resume_after(err.pos if err.resume is None else err.resume, start)
         return ParseResult(
             tuple(self.entries), tuple(self.diagnostics), tuple(self.strings),
@@ -290,7 +330,7 @@ class _Parser:
             pos = m.end()
 
     def value(
-        self, pos: int, name_pos: int, close: str, key: str, field: str
+        self, pos: int, name_pos: int, close: str, key: str, field: str, *, strip: bool = True
     ) -> tuple[str, int]:
         """Read ``part # part # ...`` at ``pos``; return the expanded value and the end."""
         text = self.text
@@ -304,7 +344,7 @@ class _Parser:
                 parts.append(text[pos + 1 : end])
                 pos = end + 1
             elif c == '"':
-                end = self._quote_close(pos + 1, name_pos, field)
+                end = self._quote_close(pos + 1, field)
                 self.check_runaway(pos, end, name_pos, field, '"')
                 assert end is not None
                 parts.append(text[pos + 1 : end])
@@ -336,9 +376,10 @@ class _Parser:
             if pos < len(text) and text[pos] == "#":
                 pos = self.skip_ws(pos + 1)
                 continue
-            return _clean("".join(parts)), pos
+            joined = "".join(parts)
+            return (_clean(joined) if strip else _collapse(joined)), pos
 
-    def _quote_close(self, pos: int, name_pos: int, field: str) -> int | None:
+    def _quote_close(self, pos: int, field: str) -> int | None:
         """Index of the ``"`` that ends a quoted value (a ``"`` inside braces does not)."""
         text = self.text
         depth = 0
@@ -424,7 +465,7 @@ class _Parser:
         parts: list[str] = []
         for piece in _PIECE_RE.findall(raw):
             c = piece[0]
-            if c == "{" or c == '"':
+            if c in ("{", '"'):
                 parts.append(piece[1:-1])
             elif "0" <= c <= "9":
                 parts.append(piece)
@@ -436,19 +477,23 @@ class _Parser:
     def fast_entry(self, m: re.Match[str], start: int) -> int:
         """Build an entry matched whole by ``_FAST_ENTRY_RE`` (the common case)."""
         line = self.line_of(start)
-        key = m.group(2)
+        key = self.key = m.group(2)
         file = self.file
         macros = self.macros
         fields: list[Field] = []
         append = fields.append
+        lowered = self.lowered
         fline = line
         for nl, raw_name, first, rest in _FAST_FIELDS_RE.findall(m.group(3)):
             if nl:
                 fline += 1
+            name = lowered.get(raw_name)
+            if name is None:
+                name = lowered[raw_name] = raw_name.lower()
             c = first[0]
             if rest:
-                value = self.concat(first + rest, fline, key, raw_name.lower())
-            elif c == "{" or c == '"':
+                value = self.concat(first + rest, fline, key, name)
+            elif c in ("{", '"'):
                 value = first[1:-1].strip()
                 if "  " in value or "\t" in value:
                     value = _clean(value)
@@ -457,9 +502,9 @@ class _Parser:
             else:
                 macro = macros.get(first.lower())
                 if macro is None:
-                    macro = self.undefined(first, fline, key, raw_name.lower())
-                value = macro
-            append(Field(raw_name.lower(), value, Location(file, fline)))
+                    macro = self.undefined(first, fline, key, name)
+                value = macro.strip()
+            append(Field(name, value, Location(file, fline)))
         if len({f.name for f in fields}) != len(fields):
             fields = self.drop_duplicate_fields(key, fields)
         return self.finish(line, key, m.group(1).lower(), fields, m.end(), "}")
@@ -501,7 +546,7 @@ class _Parser:
                 pos, f"`@string` defining `{name}` has no `=`",
                 f"write `@string{{{name} = {{value}}}}`",
             )
-        value, pos = self.value(self.skip_ws(pos + 1), m.start(), close, "", "")
+        value, pos = self.value(self.skip_ws(pos + 1), m.start(), close, "", "", strip=False)
         if not text.startswith(close, pos):
             raise _SyntaxError(
                 pos, f"`@string{{{name} = ...}}` is not closed with `{close}`",
@@ -537,9 +582,18 @@ class _Parser:
                 f"`@{type_}{{somekey, ...`",
             )
         line = self.line_of(start)
+        self.key = key
         if nxt == close:
             return self.finish(line, key, type_.lower(), [], pos + 1, close)
         if nxt != ",":
+            nm = _NAME_RE.match(text, pos)
+            if nm is not None and text.startswith("=", self.skip_ws(nm.end())):
+                raise _SyntaxError(
+                    key_end,
+                    f"missing `,` after the key `{key}` (field `{nm.group().lower()}` follows "
+                    f"on line {self.line_of(pos)})",
+                    f"write `@{type_}{{{key},` — a comma ends the key",
+                )
             found = f"`{nxt}`" if nxt else "the end of the file"
             raise _SyntaxError(
                 key_end,
@@ -559,21 +613,23 @@ class _Parser:
             if nm is None:
                 raise self.unexpected(pos, c, key, close, fields)
             name_pos = pos
-            name = nm.group().lower()
+            name = self.field = nm.group().lower()
             fline = self.line_of(name_pos)
             pos = self.skip_ws(nm.end())
             if not text.startswith("=", pos):
                 raise _SyntaxError(
-                    name_pos if text.startswith("@", pos) or pos >= text_len else pos,
+                    name_pos,
                     f"expected `=` after the field name `{nm.group()}` in entry `{key}`",
                     f"write `{nm.group()} = {{value}}`; if the previous field ends here, "
                     f"the entry may be missing a `{close}` or a `,`",
                 )
-            value, pos = self.value(self.skip_ws(pos + 1), name_pos, close, key, name)
+            value_start = self.skip_ws(pos + 1)
+            value, pos = self.value(value_start, name_pos, close, key, name)
             sep = text[pos] if pos < text_len else ""
-            if sep != "," and sep != close:
-                raise self.missing_comma(pos, sep, key, name, fline, close)
+            if sep not in (",", close):
+                raise self.missing_comma(pos, sep, key, name, fline, close, value_start)
             pos += 1
+            self.field = ""
             if name in names:
                 self.duplicate_field(key, name, fline, names[name])
             else:
@@ -583,20 +639,34 @@ class _Parser:
                 return self.finish(line, key, type_.lower(), fields, pos, close)
 
     def missing_comma(
-        self, pos: int, found: str, key: str, field: str, line: int, close: str
+        self, pos: int, found: str, key: str, field: str, line: int, close: str, value_start: int
     ) -> _SyntaxError:
         text = self.text
         nm = _NAME_RE.match(text, pos)
         after = self.skip_ws(nm.end()) if nm else pos
         if nm is not None and text.startswith("=", after):
             where = self.line_of(pos)
+            prev = pos - 1
+            while prev > 0 and text[prev].isspace():
+                prev -= 1
             return _SyntaxError(
-                pos,
+                prev,
                 f"missing `,` between field `{field}` (line {line}) and field "
                 f"`{nm.group().lower()}` (line {where}) in entry `{key}`",
                 f"add a comma after the value of `{field}`",
             )
         if found == "@" or not found:
+            swallowed = _SWALLOWED_FIELD_RE.search(text, value_start, pos)
+            if swallowed is not None:
+                # The value's own `}` is missing, so the entry's `}` closed the value instead.
+                inner = self.line_of(swallowed.start(1))
+                return _SyntaxError(
+                    self.text.rfind("\n", 0, value_start) + 1,
+                    f"unbalanced braces: the value of field `{field}` (line {line}) runs over "
+                    f"field `{swallowed.group(1).lower()}` on line {inner} in entry `{key}`",
+                    f"close the value of `{field}` with its `}}` before line {inner}",
+                    resume=pos,
+                )
             # Most likely the entry's closing delimiter is missing; report where it should be.
             prev = pos - 1
             while prev > 0 and text[prev].isspace():

@@ -108,7 +108,6 @@ def item_from_json(raw: Mapping[str, Any]) -> csl.Item:
             continue
         if key == "language":
             language = str(value)
-            continue
         if key in _DATE_VARIABLES or (isinstance(value, dict) and _looks_like_date(value)):
             date = _date(value)
             if date is not None:
@@ -169,11 +168,12 @@ def _int(value: Any) -> int:
 def _part(parts: Any) -> csl.DatePart | None:
     if not isinstance(parts, list) or not parts:
         return None
+    parts = [p for p in parts if p != ""]
+    if not parts:
+        return None
     nums = [_int(p) for p in parts[:3]]
     while len(nums) < 3:
         nums.append(0)
-    if not any(nums):
-        return None
     return csl.DatePart(nums[0], nums[1], nums[2])
 
 
