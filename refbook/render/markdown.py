@@ -7,21 +7,20 @@ import re
 from refbook.ir import Inlines, Link, Span, Styled, Text
 from refbook.render import CLOSE_QUOTES, OPEN_QUOTES, safe_url
 
-_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~@$&])")
+_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~@$&])")
 _MARKS = {"emph": "*", "strong": "**", "code": "", "nocase": "", "smallcaps": "",
           "underline": "", "sup": "^", "sub": "~"}
 
 
 def escape_markdown(text: str) -> str:
-    text = _SPECIAL.sub(r"\\\1", text)
-    # a line starting with "1." or "-" would become a list
-    return re.sub(r"^(\d+)\.", r"\1\\.", text)
+    return _SPECIAL.sub(r"\\\1", text)
 
 
 def to_markdown(nodes: Inlines) -> str:
     out: list[str] = []
     _walk(nodes, out, 0)
-    return "".join(out)
+    # an entry starting with "1." or "-" would become a list item
+    return re.sub(r"^(\d+)\.|^([-+])", lambda m: (m.group(1) or "") + "\\" + ("." if m.group(1) else m.group(2)), "".join(out))
 
 
 def _walk(nodes: Inlines, out: list[str], qdepth: int) -> None:

@@ -3,6 +3,8 @@ year suffixes, sorting, n.d., corporate authors, and escaping of hostile values.
 
 from __future__ import annotations
 
+import re
+
 from refbook.csl import Date, DatePart, Item, Name
 from refbook.ir import Inlines, Link, Text
 from refbook.render.html import to_html
@@ -152,7 +154,8 @@ def test_hostile_values_are_escaped_in_html_and_markdown() -> None:
     assert "&lt;script&gt;" in html
     assert 'href="javascript' not in html
     md = to_markdown(out)
-    assert "](javascript" not in md
+    assert re.search(r"(?<!\\)\]\(javascript", md) is None
+    assert "(javascript:" not in html
     assert "\\<script\\>" in md
 
 

@@ -521,6 +521,11 @@ def render(o: Out, *, link_items: bool = False) -> Inlines:
     if isinstance(o, Linked):
         parts = [r for r in (render(k, link_items=link_items) for k in o.kids) if r]
         return (Link(o.url, concat(fix_punct(parts))),)
+    if (o.f.prefix and len(o.kids) == 1 and isinstance(o.kids[0], Linked)
+            and o.f.prefix + stringify(render(o.kids[0])) == o.kids[0].url):
+        # citeproc: a DOI printed as prefix + DOI links the whole https://doi.org/… text
+        inner = o.kids[0]
+        return render(Linked(inner.url, [Fmt(o.f, inner.kids)]), link_items=link_items)
     parts = [r for r in (render(k, link_items=link_items) for k in o.kids) if r]
     if o.f.delimiter:
         parts = add_delimiters(o.f.delimiter, parts)
