@@ -21,6 +21,7 @@ conversion and name splitting depend on them; :func:`to_inlines` converts to ``r
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
@@ -46,6 +47,7 @@ __all__ = [
     "PSpace",
     "PSpan",
     "PStr",
+    "merge",
     "pandoc_to_inlines",
     "parse",
     "stringify",
@@ -177,7 +179,8 @@ class _Many:
         return tuple(self.items)
 
 
-def _many(nodes: Iterable[PInline]) -> PInlines:
+def merge(nodes: Iterable[PInline]) -> PInlines:
+    """Concatenate inlines the way pandoc's builder does (words merge, spaces collapse)."""
     m = _Many()
     m.extend(nodes)
     return m.tuple()
@@ -205,83 +208,82 @@ def _is_word_char(c: str) -> bool:
     return c.isalnum()
 
 
+_TOKEN_RE = re.compile(r"(\n)|([ \t]+)|([^\W_]+)|(%[^\n]*)|\\([^\W\d_]+)([ \t]*)|(.)", re.S)
+
+
 def _tokenize(src: str) -> list[_Tok]:
+    """pandoc's TeX tokenizer: words, spaces, newlines, comments, control sequences, symbols."""
     toks: list[_Tok] = []
+    append = toks.append
     i, n = 0, len(src)
+    match = _TOKEN_RE.match
     while i < n:
-        c = src[i]
-        if c == "\n":
-            toks.append(_Tok(_NEWLINE, c))
-            i += 1
-        elif c in " \t":
-            j = i
-            while j < n and src[j] in " \t":
-                j += 1
-            toks.append(_Tok(_SPACES, src[i:j]))
-            i = j
-        elif c.isalnum():
-            j = i + 1
-            while j < n and src[j].isalnum():
-                j += 1
-            toks.append(_Tok(_WORD, src[i:j]))
-            i = j
-        elif c == "%":
-            j = src.find("\n", i)
-            j = n if j < 0 else j
-            toks.append(_Tok(_COMMENT, src[i:j]))
-            i = j
-        elif c == "\\":
-            if i + 1 >= n:
-                toks.append(_Tok(_CTRL, "\\", " "))
-                i += 1
-                continue
-            d = src[i + 1]
-            if d.isalpha():
-                j = i + 1
-                while j < n and src[j].isalpha():
-                    j += 1
-                name = src[i + 1 : j]
-                k = j
-                while k < n and src[k] in " \t":
-                    k += 1
-                toks.append(_Tok(_CTRL, src[i:k], name))
-                i = k
-            elif d in " \t\n":
-                j = i + 1
-                while j < n and src[j] in " \t":
-                    j += 1
-                if j < n and src[j] == "\n":
-                    k = j + 1
-                    while k < n and src[k] in " \t":
-                        k += 1
-                    if k < n and src[k] == "\n":
-                        toks.append(_Tok(_CTRL, src[i:j], " "))
-                        i = j
-                        continue
-                    j = k
-                toks.append(_Tok(_CTRL, src[i:j], " "))
-                i = j
-            else:
-                toks.append(_Tok(_CTRL, src[i : i + 2], d))
-                i += 2
-        elif c == "^" and i + 2 < n and src[i + 1] == "^":
-            d = src[i + 2]
-            hexdigits = "0123456789abcdef"
-            if d in hexdigits and i + 3 < n and src[i + 3] in hexdigits:
-                toks.append(_Tok(_ESC, src[i : i + 4], chr(int(src[i + 2 : i + 4], 16))))
-                i += 4
-            elif d < "\x80":
-                o = ord(d)
-                toks.append(_Tok(_ESC, src[i : i + 3], chr(o - 64 if 64 <= o <= 127 else o + 64)))
-                i += 3
-            else:
-                toks.append(_Tok(_SYMBOL, "^"))
-                toks.append(_Tok(_SYMBOL, "^"))
-                i += 2
+        m = match(src, i)
+        assert m is not None
+        kind = m.lastindex
+        if kind == 1:
+            append(_Tok(_NEWLINE, "\n"))
+        elif kind == 2:
+            append(_Tok(_SPACES, m[2]))
+        elif kind == 3:
+            append(_Tok(_WORD, m[3]))
+        elif kind == 4:
+            append(_Tok(_COMMENT, m[4]))
+        elif kind in (5, 6):
+            append(_Tok(_CTRL, m[0], m[5]))
         else:
-            toks.append(_Tok(_SYMBOL, c))
-            i += 1
+            c = m[7]
+            if c == "\\":
+                i = _tokenize_escape(src, i, toks)
+                continue
+            if c == "^" and i + 2 < n and src[i + 1] == "^":
+                i = _tokenize_hat(src, i, toks)
+                continue
+            append(_Tok(_SYMBOL, c))
+        i = m.end()
     return toks
+
+
+def _tokenize_escape(src: str, i: int, toks: list[_Tok]) -> int:
+    """A backslash not followed by a letter: ``\\ `` (control space), ``\\'``, ``\\\\``."""
+    n = len(src)
+    if i + 1 >= n:
+        toks.append(_Tok(_CTRL, "\\", " "))
+        return i + 1
+    d = src[i + 1]
+    if d in " \t\n":
+        j = i + 1
+        while j < n and src[j] in " \t":
+            j += 1
+        if j < n and src[j] == "\n":
+            k = j + 1
+            while k < n and src[k] in " \t":
+                k += 1
+            if k < n and src[k] == "\n":
+                toks.append(_Tok(_CTRL, src[i:j], " "))
+                return j
+            j = k
+        toks.append(_Tok(_CTRL, src[i:j], " "))
+        return j
+    toks.append(_Tok(_CTRL, src[i : i + 2], d))
+    return i + 2
+
+
+def _tokenize_hat(src: str, i: int, toks: list[_Tok]) -> int:
+    """TeX's ``^^`` escapes (``^^e9`` is é)."""
+    n = len(src)
+    d = src[i + 2]
+    hexdigits = "0123456789abcdef"
+    if d in hexdigits and i + 3 < n and src[i + 3] in hexdigits:
+        toks.append(_Tok(_ESC, src[i : i + 4], chr(int(src[i + 2 : i + 4], 16))))
+        return i + 4
+    if d < "\x80":
+        o = ord(d)
+        toks.append(_Tok(_ESC, src[i : i + 3], chr(o - 64 if 64 <= o <= 127 else o + 64)))
+        return i + 3
+    toks.append(_Tok(_SYMBOL, "^"))
+    toks.append(_Tok(_SYMBOL, "^"))
+    return i + 2
 
 
 def _untokenize(toks: Iterable[_Tok]) -> str:
@@ -356,8 +358,8 @@ _NULL_SPAN_ARG: dict[str, Callable[[PInlines], PInlines]] = {
     "mkbibemph": lambda x: (PFmt("emph", x),),
     "mkbibitalic": lambda x: (PFmt("emph", x),),
     "mkbibbold": lambda x: (PFmt("strong", x),),
-    "mkbibparens": lambda x: _many((PStr("("), *x, PStr(")"))),
-    "mkbibbrackets": lambda x: _many((PStr("["), *x, PStr("]"))),
+    "mkbibparens": lambda x: merge((PStr("("), *x, PStr(")"))),
+    "mkbibbrackets": lambda x: merge((PStr("["), *x, PStr("]"))),
     "autocap": lambda x: x,
 }
 # commands pandoc treats as blocks: inside a field they end the paragraph
@@ -845,7 +847,7 @@ class _Parser:
             self.pos += n
             return (PQuoted(double, content.tuple()),)
         lit = {"``": "“", "`": "‘"}.get(start, start)
-        return _many((PStr(lit), *content.tuple()))
+        return merge((PStr(lit), *content.tuple()))
 
     # math --------------------------------------------------------------------------------
     def dollars_math(self) -> PInlines:
@@ -1061,7 +1063,7 @@ class _Parser:
         if ils and isinstance(ils[0], PStr) and ils[0].text:
             first = ils[0].text
             head = unicodedata.normalize("NFC", first[0] + combining)
-            return _many((PStr(head + first[1:]), *ils[1:]))
+            return merge((PStr(head + first[1:]), *ils[1:]))
         if not ils or ils == (SPACE,):
             return (PStr(fallback if fallback is not None else combining),)
         return ils
@@ -1139,10 +1141,20 @@ def parse(value: str) -> PInlines | None:
     return _parse(value, _bibstring_lookup)
 
 
+# Characters the LaTeX reader treats specially; a value without them (and without "--") reads as
+# words and spaces, which most titles, journals and publishers are.
+_SPECIAL_CHARS = re.compile(r"[\\{}$%~^'`\"“‘\n\t\r\f\v]|--")
+_SPACE_RUN = re.compile(r"( +)")
+
+
 def _parse(value: str, bibstring: Callable[[str], str] | None) -> PInlines | None:
     text = value.strip()
     if not text:
         return ()
+    if _SPECIAL_CHARS.search(text) is None:
+        return tuple(
+            SPACE if piece[0] == " " else PStr(piece) for piece in _SPACE_RUN.split(text) if piece
+        )
     parser = _Parser(_tokenize(text), bibstring)
     try:
         paras = parser.paragraphs()
@@ -1466,58 +1478,68 @@ def pandoc_to_inlines(nodes: PInlines, *, groups_nocase: bool = True) -> ir.Inli
     handling). Math is kept as ``$…$`` source inside ``nocase`` (pandoc never changes its case);
     raw TeX is dropped.
     """
+    if all(type(n) is PStr or type(n) is PSpace for n in nodes):
+        text = "".join(n.text if type(n) is PStr else " " for n in nodes)
+        return (ir.Text(text),) if text else ()
     out: list[ir.Inline] = []
-    _to_ir(nodes, groups_nocase, out)
+    buf: list[str] = []
+    _to_ir(nodes, groups_nocase, out, buf)
+    _flush(out, buf)
     return tuple(out)
 
 
-def _add_text(out: list[ir.Inline], text: str) -> None:
-    if not text:
-        return
-    if out and isinstance(out[-1], ir.Text):
-        out[-1] = ir.Text(out[-1].text + text)
-    else:
-        out.append(ir.Text(text))
+def _flush(out: list[ir.Inline], buf: list[str]) -> None:
+    if buf:
+        text = "".join(buf)
+        buf.clear()
+        if text:
+            out.append(ir.Text(text))
 
 
-def _to_ir(nodes: Iterable[PInline], groups_nocase: bool, out: list[ir.Inline]) -> None:
+def _to_ir(
+    nodes: Iterable[PInline], groups_nocase: bool, out: list[ir.Inline], buf: list[str]
+) -> None:
     for n in nodes:
         if isinstance(n, PStr):
-            _add_text(out, n.text)
+            buf.append(n.text)
         elif isinstance(n, PSpace):
-            _add_text(out, " ")
+            buf.append(" ")
         elif isinstance(n, PBreak):
-            _add_text(out, "\n")
-        elif isinstance(n, PSpan):
-            if n.cls == "nocase" or (n.cls == "" and groups_nocase):
-                kids = pandoc_to_inlines(n.children, groups_nocase=groups_nocase)
-                if kids:
-                    out.append(ir.Styled("nocase", kids))
-            else:
-                _to_ir(n.children, groups_nocase, out)
-        elif isinstance(n, PFmt):
-            kids = pandoc_to_inlines(n.children, groups_nocase=groups_nocase)
-            if n.kind in _FMT_TO_IR:
-                if kids:
-                    out.append(ir.Styled(_FMT_TO_IR[n.kind], kids))
-            else:
-                for k in kids:
-                    if isinstance(k, ir.Text):
-                        _add_text(out, k.text)
-                    else:
-                        out.append(k)
-        elif isinstance(n, PQuoted):
-            out.append(
-                ir.Styled("quoted", pandoc_to_inlines(n.children, groups_nocase=groups_nocase))
-            )
-        elif isinstance(n, PMath):
-            delim = "$$" if n.display else "$"
-            out.append(ir.Styled("nocase", (ir.Text(f"{delim}{n.text}{delim}"),)))
-        elif isinstance(n, PCode):
-            if n.text:
-                out.append(ir.Styled("code", (ir.Text(n.text),)))
-        elif isinstance(n, PLink):
-            out.append(ir.Link(n.url, pandoc_to_inlines(n.children, groups_nocase=groups_nocase)))
+            buf.append("\n")
+        elif _transparent(n, groups_nocase):
+            _to_ir(n.children, groups_nocase, out, buf)  # type: ignore[union-attr]
+        elif isinstance(n, PSpan | PFmt | PQuoted | PLink | PMath | PCode):
+            node = _container_to_ir(n, groups_nocase)
+            if node is not None:
+                _flush(out, buf)
+                out.append(node)
+
+
+def _transparent(n: PInline, groups_nocase: bool) -> bool:
+    """Spans and formatting that leave no trace in the IR (only their children do)."""
+    if isinstance(n, PSpan):
+        return not (n.cls == "nocase" or (n.cls == "" and groups_nocase))
+    return isinstance(n, PFmt) and n.kind not in _FMT_TO_IR
+
+
+def _container_to_ir(
+    n: PSpan | PFmt | PQuoted | PLink | PMath | PCode, groups_nocase: bool
+) -> ir.Inline | None:
+    if isinstance(n, PMath):
+        delim = "$$" if n.display else "$"
+        return ir.Styled("nocase", (ir.Text(f"{delim}{n.text}{delim}"),))
+    if isinstance(n, PCode):
+        return ir.Styled("code", (ir.Text(n.text),)) if n.text else None
+    kids = pandoc_to_inlines(n.children, groups_nocase=groups_nocase)
+    if isinstance(n, PQuoted):
+        return ir.Styled("quoted", kids)
+    if isinstance(n, PLink):
+        return ir.Link(n.url, kids)
+    if not kids:
+        return None
+    if isinstance(n, PSpan):
+        return ir.Styled("nocase", kids)
+    return ir.Styled(_FMT_TO_IR[n.kind], kids)
 
 
 @lru_cache(maxsize=65536)
@@ -1536,13 +1558,16 @@ def to_inlines(value: str) -> ir.Inlines:
 
 @lru_cache(maxsize=65536)
 def to_text(value: str) -> str:
-    """A BibTeX field value → plain Unicode without markup (math keeps its ``$…$`` source)."""
+    """A BibTeX field value → plain Unicode without markup (math keeps its ``$…$`` source).
+
+    Invisible pieces (unknown commands, footnotes) leave no text; the result is stripped.
+    """
     nodes = parse(value)
     if nodes is None:
         return _fallback_text(value)
     if all(isinstance(n, PStr | PSpace) for n in nodes):
-        return stringify(nodes)
-    return ir.plain(pandoc_to_inlines(nodes, groups_nocase=False))
+        return stringify(nodes).strip()
+    return ir.plain(pandoc_to_inlines(nodes, groups_nocase=False)).strip()
 
 
 def _fallback_text(value: str) -> str:

@@ -20,6 +20,11 @@ def _walk(nodes: Inlines, out: list[str], qdepth: int) -> None:
             out.append(OPEN_QUOTES[qdepth % 2])
             _walk(n.children, out, qdepth + 1)
             out.append(CLOSE_QUOTES[qdepth % 2])
+        elif isinstance(n, Styled) and n.kind == "smallcaps":
+            # plain text has no small capitals: write them as capitals (as pandoc's plain writer)
+            inner: list[str] = []
+            _walk(n.children, inner, qdepth)
+            out.append("".join(inner).upper())
         elif isinstance(n, Span) and n.role == "csl-left-margin":
             _walk(n.children, out, qdepth)
             out.append(" ")

@@ -9,8 +9,8 @@ citeproc processors apply when pieces meet (no ``..``, no ``?.``, periods moved 
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass, field, replace
 from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import TypeAlias
 
 from refbook.ir import Inline, Inlines, Link, Span, Styled, Text
@@ -524,8 +524,8 @@ def render(o: Out, *, link_items: bool = False) -> Inlines:
     if (o.f.prefix and len(o.kids) == 1 and isinstance(o.kids[0], Linked)
             and o.f.prefix + stringify(render(o.kids[0])) == o.kids[0].url):
         # citeproc: a DOI printed as prefix + DOI links the whole https://doi.org/… text
-        inner = o.kids[0]
-        return render(Linked(inner.url, [Fmt(o.f, inner.kids)]), link_items=link_items)
+        linked = o.kids[0]
+        return render(Linked(linked.url, [Fmt(o.f, linked.kids)]), link_items=link_items)
     parts = [r for r in (render(k, link_items=link_items) for k in o.kids) if r]
     if o.f.delimiter:
         parts = add_delimiters(o.f.delimiter, parts)

@@ -109,10 +109,12 @@ class Processor:
                 for i in ids}
         self._bib_keys = keys
 
-        def cmp(a: str, b: str) -> int:
-            # ties keep pandoc's order, which is by item id
-            return _cmp_keys(keys[a], keys[b], desc) or (a > b) - (a < b)
+        self._sort_desc = desc
 
+        def cmp(a: str, b: str) -> int:
+            return _cmp_keys(keys[a], keys[b], desc)
+
+        # a stable sort: ties keep the order the items came in (the .bib order), as citeproc does
         return sorted(ids, key=cmp_to_key(cmp))
 
     # ------------------------------------------------------------------ disambiguation
@@ -191,11 +193,17 @@ class Processor:
                 self._try_add_given_names(g)
             amb = self._ambiguities()
         if amb and add_suffix:
-            pos = {k: i for i, k in enumerate(self.bib_order)}
+            keys = getattr(self, "_bib_keys", {})
+            desc = getattr(self, "_sort_desc", [])
+
+            def by_sort_key_then_id(a: str, b: str) -> int:
+                # citeproc collects ambiguous items in id order, then sorts them stably
+                return _cmp_keys(keys.get(a, []), keys.get(b, []), desc) or (a > b) - (a < b)
+
             seen: set[tuple[str, ...]] = set()
             for item in [d.item for g in amb for d in g]:
                 companions = sorted({d.item for g in amb if item in {x.item for x in g} for d in g},
-                                    key=lambda k: pos.get(k, 0))
+                                    key=cmp_to_key(by_sort_key_then_id))
                 t = tuple(companions)
                 if t in seen:
                     continue

@@ -1,0 +1,136 @@
+"""Name lists: BibTeX's splitting (``parse_names``) and pandoc's (``parse_names_pandoc``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from refbook.models import Person
+from refbook.names import parse_names, parse_names_pandoc
+
+
+def one(value: str) -> Person:
+    persons, problems = parse_names(value)
+    assert len(persons) == 1, persons
+    assert problems == ()
+    return persons[0]
+
+
+@pytest.mark.parametrize(
+    ("value", "person"),
+    [
+        ("Donald E. Knuth", Person(first="Donald E.", last="Knuth")),
+        ("Knuth, Donald E.", Person(first="Donald E.", last="Knuth")),
+        ("Ludwig van Beethoven", Person(first="Ludwig", von="van", last="Beethoven")),
+        ("de la Fontaine, Jean", Person(first="Jean", von="de la", last="Fontaine")),
+        ("Jean de la Fontaine", Person(first="Jean", von="de la", last="Fontaine")),
+        (
+            "Charles Louis Xavier Joseph de la Vall{\\'e}e Poussin",
+            Person(first="Charles Louis Xavier Joseph", von="de la", last="Vallée Poussin"),
+        ),
+        # BibTeX: in "von Last, First" the von part runs to the last lower-case word
+        ("Drummond de Andrade, Carlos", Person(first="Carlos", von="Drummond de", last="Andrade")),
+        ("Smith, Jr., John", Person(first="John", last="Smith", jr="Jr.")),
+        ("Armato III, Samuel G.", Person(first="Samuel G.", last="Armato III")),
+        ("Jean-Paul Sartre", Person(first="Jean-Paul", last="Sartre")),
+        # a special character counts by its letter; {\v C} is upper case, \v{c}... lower
+        ("{\\v C}apek, Karel", Person(first="Karel", last="Čapek")),
+        ("{\\'E}mile Zola", Person(first="Émile", last="Zola")),
+        ("{\\relax Ch}ristophe Dupont", Person(first="Christophe", last="Dupont")),
+        ("{\\relax d}e Gaulle, Charles", Person(first="Charles", von="de", last="Gaulle")),
+        ("Brinch~Hansen, Per", Person(first="Per", last="Brinch Hansen")),
+        ("von Last", Person(von="von", last="Last")),
+        ("Aristotle", Person(last="Aristotle")),
+        ("{Advanced Micro Devices, Inc.}", Person(literal="Advanced Micro Devices, Inc.")),
+        ("{{World Health Organization}}", Person(literal="World Health Organization")),
+    ],
+)
+def test_bibtex_split(value: str, person: Person) -> None:
+    assert one(value) == person
+
+
+def test_and_others_and_case_insensitive_and() -> None:
+    persons, problems = parse_names("Smith, John AND Doe, Jane and {Barnes and Noble} and others")
+    assert persons == (
+        Person(first="John", last="Smith"),
+        Person(first="Jane", last="Doe"),
+        Person(literal="Barnes and Noble"),
+        Person(others=True),
+    )
+    assert problems == ()
+
+
+def test_and_inside_a_word_or_braces_does_not_split() -> None:
+    persons, _ = parse_names("Alexander Sandberg and {Rock and Roll} Hall")
+    assert [p.last for p in persons] == ["Sandberg", "Hall"]
+    assert persons[1].first == "Rock and Roll"
+
+
+def test_problems_are_reported() -> None:
+    persons, problems = parse_names("a, b, c, d")
+    assert persons == (Person(first="c d", last="a", jr="b"),)
+    assert problems == ("name with 3 commas: 'a, b, c, d'",)
+    persons, problems = parse_names("Smith, John and and Doe, Jane")
+    assert [p.last for p in persons] == ["Smith", "Doe"]
+    assert problems == ("empty name in the list",)
+    assert parse_names("") == ((), ())
+
+
+@pytest.mark.parametrize(
+    ("value", "person"),
+    [
+        # pandoc reads the decoded words: "{\'E}mile" starts with a group, then "mile"
+        ("{\\'E}mile Zola", Person(von="Émile", last="Zola")),
+        # pandoc follows biblatex here: no von before a capitalised word
+        ("Drummond de Andrade, Carlos", Person(first="Carlos", last="Drummond de Andrade")),
+        ("J.G. Smith", Person(first="J. G.", last="Smith")),
+        ("a, b, c, d", Person(first="c", last="a", jr="b")),
+        (
+            "given=Jean, family=Fontaine, prefix=de la",
+            Person(first="Jean", von="de la", last="Fontaine"),
+        ),
+        ('"Teknium"', Person(last='"Teknium"')),
+    ],
+)
+def test_pandoc_split(value: str, person: Person) -> None:
+    persons, _ = parse_names_pandoc(value)
+    assert persons == (person,)
+
+
+def test_pandoc_and_is_lower_case_only() -> None:
+    persons, _ = parse_names_pandoc("Foo AND Bar and others")
+    assert persons == (Person(first="Foo AND", last="Bar"), Person(others=True))
+
+
+def test_pandoc_split_matches_pandoc(pandoc: str) -> None:
+    """Every author/editor list of the shared files, against pandoc's CSL-JSON names."""
+    from pathlib import Path
+
+    from refbook.bibtex_csl import csl_to_json, entry_to_item, resolve_crossrefs
+    from refbook.readers.bibtex import parse_bibtex
+
+    shared = Path(__file__).resolve().parents[2].parent / "shared"
+    for path in (
+        shared / "seed" / "references.raw.bib",
+        shared / "testdata" / "biblatex" / "biblatex-examples.bib",
+        shared / "testdata" / "biber" / "names.bib",
+    ):
+        out = subprocess.run(
+            [pandoc, "-f", "biblatex", "-t", "csljson", str(path)],
+            capture_output=True, text=True, check=True, timeout=120,
+        )  # fmt: skip
+        theirs = {i["id"]: i for i in json.loads(out.stdout)}
+        entries = resolve_crossrefs(
+            parse_bibtex(path.read_text(encoding="utf-8"), str(path)).entries
+        )
+        differ = []
+        for e in entries:
+            ours = csl_to_json(entry_to_item(e))
+            for var in ("author", "editor"):
+                if e.key in theirs and ours.get(var) != theirs[e.key].get(var):
+                    differ.append((e.key, var, ours.get(var), theirs[e.key].get(var)))
+        for d in differ:
+            print(f"  {path.name} {d}")
+        assert not differ
