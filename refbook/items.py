@@ -1,11 +1,13 @@
 """Bibliography → CSL items: the step between reading and styling.
 
-Conversion follows pandoc's BibTeX mapping (``refbook.bibtex_csl``). Items are cached per
-entry (entries are frozen and hashable), so a rebuild after an edit converts only what changed.
+Conversion follows pandoc's BibTeX mapping (``refbook.bibtex_csl``). It is lazy and cached per
+entry (entries are frozen and hashable): a book that cites 300 of 20,000 entries converts 300, and
+a rebuild after an edit converts only the entries that changed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -21,10 +23,32 @@ def _item(entry: Entry) -> Item:
     return entry_to_item(entry)
 
 
-def items_for(bibliography: Bibliography) -> dict[str, Item]:
-    """CSL items of every entry, by key (first definition of a key wins)."""
-    out: dict[str, Item] = {}
-    for e in bibliography:
-        if e.key not in out:
-            out[e.key] = _item(e)
-    return out
+class Items(Mapping[str, "Item"]):
+    """Key → CSL item of a bibliography, converted on first access (first definition wins)."""
+
+    def __init__(self, bibliography: Bibliography) -> None:
+        self._bib = bibliography
+
+    def __getitem__(self, key: str) -> Item:
+        entry = self._bib.get(key)
+        if entry is None:
+            raise KeyError(key)
+        return _item(entry)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._bib
+
+    def __iter__(self) -> Iterator[str]:
+        seen: set[str] = set()
+        for e in self._bib:
+            if e.key not in seen:
+                seen.add(e.key)
+                yield e.key
+
+    def __len__(self) -> int:
+        return len(set(self._bib.keys()))
+
+
+def items_for(bibliography: Bibliography) -> Items:
+    """CSL items of every entry, by key, converted lazily."""
+    return Items(bibliography)

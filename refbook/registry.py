@@ -16,7 +16,7 @@ from refbook.models import Location
 from refbook.styles import CiteItem, get_style
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
     from refbook.csl import Item
     from refbook.ir import Inlines
@@ -118,7 +118,7 @@ class Registry:
                 seen.setdefault(k, None)
         return list(seen)
 
-    def resolve(self, bibliography: Bibliography, items: dict[str, Item], style_name: str, *,
+    def resolve(self, bibliography: Bibliography, items: Mapping[str, Item], style_name: str, *,
                 order: Sequence[str] | None = None, nocite: Sequence[str] = ()) -> Resolution:
         """Format every citation and the list, book-wide.
 
@@ -159,7 +159,7 @@ class Registry:
                           tuple(diagnostics), numbers)
 
 
-def _unknown_hint(key: str, items: dict[str, Item]) -> str:
+def _unknown_hint(key: str, items: Mapping[str, Item]) -> str:
     import difflib
 
     lower = {k.lower(): k for k in items}
