@@ -41,8 +41,7 @@ def lines(entry: Entry) -> dict[str, int]:
 
 def shared_file(relative: str) -> Path:
     path = TESTDATA / relative
-    if not path.is_file():
-        pytest.skip(f"shared test data not present: {path}")
+    assert path.is_file(), f"shared test data not present: {path}"
     return path
 
 
@@ -545,8 +544,7 @@ def test_results_pickle_round_trip() -> None:
 
 def test_every_testdata_file_reads_with_located_diagnostics() -> None:
     files = sorted(TESTDATA.resolve().rglob("*.bib"))
-    if not files:
-        pytest.skip(f"shared test data not present: {TESTDATA}")
+    assert files, f"shared test data not present: {TESTDATA}"
     total = 0
     for path in files:
         bib = read_bibliography([path])
