@@ -29,6 +29,18 @@ from functools import lru_cache
 from typing import Any
 
 from refbook import csl, ir, latex
+from refbook.casing import (
+    AFTER_PUNCT,
+    AFTER_WORD_CHAR,
+    AFTER_WORD_END,
+    BEFORE_LAST,
+    START,
+    START_SENTENCE,
+    WORD_BREAKS,
+    CaseState,
+    sentence_case,
+    split_chunks,
+)
 from refbook.latex import (
     SPACE,
     PFmt,
@@ -254,87 +266,6 @@ def resolve_crossrefs(entries: Iterable[Entry], *, biblatex: bool = True) -> tup
 # Case handling (pandoc's unTitlecase / protectCase and citeproc's sentence case)
 # --------------------------------------------------------------------------------------------
 
-_START, _START_SENTENCE, _AFTER_WORD_END, _AFTER_WORD_CHAR, _AFTER_PUNCT, _BEFORE_LAST = range(6)
-_WORD_BREAKS = frozenset("-/\u2013\u2014")
-
-
-def _is_punct(c: str) -> bool:
-    return unicodedata.category(c)[0] == "P"
-
-
-def _char_type(c: str) -> int:
-    if c.isalnum():
-        return 1
-    if c.isspace():
-        return 2
-    if _is_punct(c):
-        return 3
-    return 0
-
-
-def _split_up(text: str) -> list[str]:
-    """citeproc's chunks: runs of letters/digits, of spaces, of punctuation; others alone."""
-    if text.isalnum():
-        return [text]
-    chunks: list[str] = []
-    cur = ""
-    cur_type = -1
-    for c in text:
-        t = _char_type(c)
-        if cur and t == cur_type and t != 0:
-            cur += c
-        else:
-            if cur:
-                chunks.append(cur)
-            cur, cur_type = c, t
-    if cur:
-        chunks.append(cur)
-    return chunks
-
-
-def _all_lower(text: str) -> bool:
-    """Every character a lower-case letter (Haskell's ``T.all isLower``)."""
-    return not text or (text.isalpha() and text.islower())
-
-
-def _is_capitalized(chunk: str) -> bool:
-    return bool(chunk) and chunk[0].isupper() and _all_lower(chunk[1:])
-
-
-def _sentence_case(state: int, chunk: str) -> str:
-    at_start = state in (_START, _START_SENTENCE)
-    capitalized = _is_capitalized(chunk)
-    if capitalized and not at_start:
-        return chunk.lower()
-    if at_start and (capitalized or _all_lower(chunk)):
-        low = chunk.lower()
-        return low[:1].upper() + low[1:]
-    return chunk
-
-
-class _CaseState:
-    __slots__ = ("state",)
-
-    def __init__(self) -> None:
-        self.state = _START
-
-    def step(self, text: str, transform: Callable[[int, str], str] | None) -> str:
-        st = self.state
-        if text:
-            c = text[-1]
-            if c in ".?!:":
-                self.state = _AFTER_PUNCT
-            elif c.isalnum():
-                self.state = _AFTER_WORD_CHAR
-            elif c.isspace() and st == _AFTER_PUNCT:
-                self.state = _START_SENTENCE
-            elif c.isspace() or c in _WORD_BREAKS:
-                self.state = _AFTER_WORD_END
-        if transform is not None and text and text.isalnum():
-            return transform(st, text)
-        return text
-
-
 def _strs(nodes: Iterable[PInline]) -> str:
     """The text of all words inside (pandoc's ``query fromStr``)."""
     out: list[str] = []
@@ -346,17 +277,17 @@ def _strs(nodes: Iterable[PInline]) -> str:
     return "".join(out)
 
 
-def _case_node(n: PInline, st: _CaseState, f: Callable[[int, str], str]) -> PInline:
+def _case_node(n: PInline, st: CaseState, f: Callable[[int, str], str]) -> PInline:
     if type(n) is PSpace:
-        st.state = _START_SENTENCE if st.state == _AFTER_PUNCT else _AFTER_WORD_END
+        st.state = START_SENTENCE if st.state == AFTER_PUNCT else AFTER_WORD_END
         return n
     if isinstance(n, PStr):
         text = n.text
         if text.isalnum():
-            prev, st.state = st.state, _AFTER_WORD_CHAR
+            prev, st.state = st.state, AFTER_WORD_CHAR
             new = f(prev, text)
         else:
-            new = "".join([st.step(chunk, f) for chunk in _split_up(text)])
+            new = "".join([st.step(chunk, f) for chunk in split_chunks(text)])
         return n if new == text else PStr(new)
     if isinstance(n, PFmt):
         if n.kind in ("smallcaps", "sup", "sub"):
@@ -365,7 +296,7 @@ def _case_node(n: PInline, st: _CaseState, f: Callable[[int, str], str]) -> PInl
         return PFmt(n.kind, tuple(_case_node(k, st, f) for k in n.children))
     if isinstance(n, PSpan):
         if n.cls == "nocase":
-            keep = st.state != _AFTER_WORD_CHAR
+            keep = st.state != AFTER_WORD_CHAR
             st.step(_strs(n.children), None)
             return n if keep else PSpan("", n.children)
         return PSpan(n.cls, tuple(_case_node(k, st, f) for k in n.children))
@@ -377,16 +308,16 @@ def _case_node(n: PInline, st: _CaseState, f: Callable[[int, str], str]) -> PInl
 
 
 def _case_transform(nodes: PInlines, f: Callable[[int, str], str]) -> PInlines:
-    st = _CaseState()
+    st = CaseState()
     last = nodes[-1] if nodes else None
     if (
         len(nodes) > 1
         and isinstance(last, PStr)
-        and not any(c.isspace() or c in _WORD_BREAKS for c in last.text)
+        and not any(c.isspace() or c in WORD_BREAKS for c in last.text)
     ):
         head = [_case_node(n, st, f) for n in nodes[:-1]]
-        if st.state in (_AFTER_WORD_END, _START_SENTENCE, _START):
-            st.state = _BEFORE_LAST
+        if st.state in (AFTER_WORD_END, START_SENTENCE, START):
+            st.state = BEFORE_LAST
         return (*head, _case_node(last, st, f))
     return tuple(_case_node(n, st, f) for n in nodes)
 
@@ -419,7 +350,7 @@ def _has_lowercase_word(nodes: PInlines) -> bool:
         if isinstance(n, PStr):
             after_punct = True
             for c in n.text:
-                if _is_punct(c):
+                if unicodedata.category(c)[0] == "P":
                     after_punct = True
                     continue
                 if after_punct and c.islower():
@@ -441,7 +372,7 @@ def _protect_case(nodes: PInlines, f: Callable[[PInlines], PInlines] | None) -> 
 
 
 def _untitlecase(nodes: PInlines) -> PInlines:
-    return _protect_case(nodes, lambda xs: _case_transform(xs, _sentence_case))
+    return _protect_case(nodes, lambda xs: _case_transform(xs, sentence_case))
 
 
 @lru_cache(maxsize=32768)

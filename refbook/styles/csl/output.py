@@ -13,6 +13,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TypeAlias
 
+from refbook.casing import (
+    AFTER_WORD_END,
+    BEFORE_LAST,
+    START,
+    START_SENTENCE,
+    TRANSFORMS,
+    CaseState,
+    is_word_break,
+)
 from refbook.ir import Inline, Inlines, Link, Span, Styled, Text
 
 # ---------------------------------------------------------------- output tree
@@ -299,139 +308,24 @@ def add_delimiters(delim: str, xs: list[Inlines]) -> list[Inlines]:
 
 # ---------------------------------------------------------------- text case
 
-_START, _START_SENTENCE, _AFTER_WORD_END, _AFTER_WORD_CHAR, _AFTER_PUNCT, _BEFORE_LAST = range(6)
 
-STOP_WORDS = frozenset(
-    ["a", "an", "and", "as", "at", "but", "by", "down", "for", "from", "in", "into", "nor", "of", "on", "onto", "or", "over", "so", "the", "till", "to", "up", "via", "with", "yet", "about", "van", "von", "de", "d", "l"]
-)
+class _CaseWalker:
+    """Applies one CSL text-case to an inline tree, never inside nocase, code or small caps."""
 
-
-def _is_punct(c: str) -> bool:
-    return unicodedata.category(c).startswith("P")
-
-
-def _chunk_class(c: str) -> int:
-    if c.isalnum():
-        return 0
-    if c.isspace():
-        return 1
-    if _is_punct(c):
-        return 2
-    return 3
-
-
-def _split_chunks(t: str) -> list[str]:
-    chunks: list[str] = []
-    cur = ""
-    cls = -1
-    for c in t:
-        k = _chunk_class(c)
-        if cur and k == cls and k != 3:
-            cur += c
-        else:
-            if cur:
-                chunks.append(cur)
-            cur, cls = c, k
-    if cur:
-        chunks.append(cur)
-    return chunks
-
-
-def _is_word_break(c: str) -> bool:
-    return c in "-/\u2013\u2014" or c.isspace()
-
-
-def _capitalize(t: str) -> str:
-    return t[:1].upper() + t[1:]
-
-
-def _is_mixed(t: str) -> bool:
-    return any(c.isupper() for c in t) and any(c.islower() for c in t)
-
-
-def _all_lower(t: str) -> bool:
-    # Haskell's isLower: digits are not lower-case letters, so "top500" is not all lower
-    return all(c.islower() for c in t)
-
-
-def _is_capitalized(t: str) -> bool:
-    return bool(t) and t[0].isupper() and all(c.islower() for c in t[1:])
-
-
-def _transform_chunk(mode: str, st: int, chunk: str) -> str:
-    if mode == "lowercase":
-        return chunk.lower()
-    if mode == "uppercase":
-        return chunk.upper()
-    if mode == "capitalize-all":
-        if _is_mixed(chunk):
-            return chunk
-        if st in (_START, _START_SENTENCE, _AFTER_WORD_END, _BEFORE_LAST) and _all_lower(chunk):
-            return _capitalize(chunk)
-        return chunk
-    if mode == "capitalize-first":
-        if _is_mixed(chunk):
-            return chunk
-        if st == _START and _all_lower(chunk):
-            return _capitalize(chunk)
-        return chunk
-    if mode == "sentence":
-        if _is_capitalized(chunk) and st not in (_START, _START_SENTENCE):
-            return chunk.lower()
-        if (_is_capitalized(chunk) or _all_lower(chunk)) and st in (_START, _START_SENTENCE):
-            return _capitalize(chunk.lower())
-        return chunk
-    if mode == "title":
-        if _is_mixed(chunk):
-            return chunk
-        if all(c.isupper() or not c.isalpha() for c in chunk):
-            return chunk
-        if st in (_START_SENTENCE, _START):
-            return _capitalize(chunk.lower())
-        if st == _AFTER_WORD_END and chunk not in STOP_WORDS and len(chunk) > 1:
-            return _capitalize(chunk.lower())
-        if st == _BEFORE_LAST and len(chunk) > 1:
-            return _capitalize(chunk.lower())
-        return chunk
-    return chunk
-
-
-class _CaseState:
-    __slots__ = ("mode", "st")
+    __slots__ = ("state", "transform")
 
     def __init__(self, mode: str) -> None:
-        self.mode = mode
-        self.st = _START
-
-    def g(self, t: str, transform: bool = True) -> str:
-        st = self.st
-        if t:
-            c = t[-1]
-            if c in ".?!:":
-                self.st = _AFTER_PUNCT
-            elif c.isalnum():
-                self.st = _AFTER_WORD_CHAR
-            elif c.isspace() and st == _AFTER_PUNCT:
-                self.st = _START_SENTENCE
-            elif _is_word_break(c):
-                self.st = _AFTER_WORD_END
-        if transform and t and all(ch.isalnum() for ch in t):
-            return _transform_chunk(self.mode, st, t)
-        return t
-
-    def text(self, t: str) -> str:
-        return "".join(self.g(ch) for ch in _split_chunks(t))
-
-    def skip(self, nodes: Inlines) -> None:
-        self.g(stringify(nodes), transform=False)
+        self.state = CaseState()
+        self.transform = TRANSFORMS[mode]
 
     def walk(self, nodes: Inlines) -> Inlines:
         out: list[Inline] = []
         for n in nodes:
             if isinstance(n, Text):
-                out.append(Text(self.text(n.text)))
-            elif (isinstance(n, Styled) and n.kind in ("smallcaps", "sup", "sub", "nocase", "code")) or (isinstance(n, Span) and n.role == "nocase"):
-                self.skip(n.children)
+                out.append(Text(self.state.text(n.text, self.transform)))
+            elif (isinstance(n, Styled) and n.kind in ("smallcaps", "sup", "sub", "nocase", "code")) \
+                    or (isinstance(n, Span) and n.role == "nocase"):
+                self.state.step(stringify(n.children), None)
                 out.append(n)
             else:
                 out.append(_rebuild(n, self.walk(n.children)))
@@ -442,18 +336,18 @@ def case_transform(inl: Inlines, mode: str) -> Inlines:
     if mode == "capitalize-first" and _starts_with_url(inl):
         # never "Https://…": a URL is not a word (pandoc's output has this artifact)
         return inl
-    state = _CaseState(mode)
+    walker = _CaseWalker(mode)
     # pandoc's rule: the last word of a title is capitalized even if it is a stop word
     if inl and isinstance(inl[-1], Text):
         last = inl[-1].text
         head, sep, word = last.rpartition(" ")
-        if word and not any(_is_word_break(c) for c in word) and (sep or len(inl) > 1):
-            first = state.walk((*inl[:-1], Text(head + sep)))
-            if state.st in (_AFTER_WORD_END, _START_SENTENCE, _START):
-                state.st = _BEFORE_LAST
-            tail = state.walk((Text(word),))
+        if word and not any(is_word_break(c) for c in word) and (sep or len(inl) > 1):
+            first = walker.walk((*inl[:-1], Text(head + sep)))
+            if walker.state.state in (AFTER_WORD_END, START_SENTENCE, START):
+                walker.state.state = BEFORE_LAST
+            tail = walker.walk((Text(word),))
             return concat([first, tail])
-    return state.walk(inl)
+    return walker.walk(inl)
 
 
 def _starts_with_url(inl: Inlines) -> bool:
