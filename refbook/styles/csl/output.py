@@ -410,7 +410,8 @@ def render(o: Out, *, link_items: bool = False) -> Inlines:
     if isinstance(o, Tag):
         inner = render(o.kid, link_items=link_items)
         if link_items and o.kind == "item" and inner:
-            return (Span("cite-item", inner, str(o.data)),)
+            key = o.data[0] if isinstance(o.data, tuple) else o.data
+            return (Span("cite-item", inner, str(key)),)
         return inner
     if isinstance(o, Linked):
         parts = [r for r in (render(k, link_items=link_items) for k in o.kids) if r]
