@@ -63,3 +63,15 @@ def test_unknown_style_is_usage_error(capsys: pytest.CaptureFixture[str]) -> Non
 
 def test_no_command_prints_help() -> None:
     assert main([]) == 2
+
+
+def test_every_testdata_file_renders_without_a_traceback(capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.conftest import TESTDATA
+
+    files = sorted(TESTDATA.rglob("*.bib"))
+    assert len(files) > 100
+    for path in files:
+        for style in ("chicago-author-date", "numeric"):
+            assert main(["render", str(path), "--style", style, "--format", "html"]) in (0, 1), path
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err
