@@ -11,7 +11,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 from functools import cmp_to_key
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from refbook.ir import Inlines, Text
 from refbook.styles.csl.engine import Disamb, Evaluator, initialize
@@ -32,10 +32,13 @@ from refbook.styles.csl.output import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from refbook.csl import Item, Name
     from refbook.styles.csl.style import Style
+
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,8 +108,8 @@ class Processor:
         if sort is None:
             return ids
         desc = [k.attrs.get("sort") == "descending" for k in sort.children]
-        keys = {i: [self.ev.sort_key(bib, k, self.items[i], self.disamb[i]) for k in sort.children]
-                for i in ids}
+        keys = {i: self._memo(("sort", self.items[i]), lambda i=i: [  # type: ignore[misc]
+            self.ev.sort_key(bib, k, self.items[i], Disamb()) for k in sort.children]) for i in ids}
         self._bib_keys = keys
 
         self._sort_desc = desc
@@ -125,18 +128,33 @@ class Processor:
                              bibliography=False)
         return Tag("item", out, key)
 
+    def _memo(self, key: object, compute: Callable[[], T]) -> T:
+        memo = self.style.memo
+        if key in memo:
+            return memo[key]  # type: ignore[return-value]
+        if len(memo) > 200_000:
+            memo.clear()
+        value = memo[key] = compute()
+        return value
+
+    def _basic(self, key: str) -> tuple[str, list[Name]]:
+        out = self._render_basic(key)
+        names: list[Name] = []
+        for n in universe(out):
+            if isinstance(n, Tag) and n.kind == "names" and isinstance(n.data, tuple):
+                names.extend(n.data[1])
+        return out_text(out), names
+
     def _ambiguities(self) -> list[list[_DD]]:
         dds: list[_DD] = []
         for key in self.items:
-            out = self._render_basic(key)
-            names: list[Name] = []
-            for n in universe(out):
-                if isinstance(n, Tag) and n.kind == "names" and isinstance(n.data, tuple):
-                    names.extend(n.data[1])
-            dds.append(_DD(key, names, out_text(out)))
+            state = self.disamb[key]
+            rendered, names = self._memo(("basic", self.items[key], _disamb_key(state)),
+                                         lambda key=key: self._basic(key))  # type: ignore[misc]
+            dds.append(_DD(key, names, rendered))
         groups: dict[str, list[_DD]] = {}
-        for d in dds:
-            groups.setdefault(d.rendered, []).append(d)
+        for dd in dds:
+            groups.setdefault(dd.rendered, []).append(dd)
         return [g for r, g in sorted(groups.items()) if r and len(g) > 1]
 
     def _try_add_given_names(self, group: list[_DD]) -> None:
@@ -247,8 +265,13 @@ class Processor:
         for key in self.bib_order:
             if wanted is not None and key not in wanted:
                 continue
-            o = self.ev.layout(bib, self._with_number(key), self.disamb[key], bibliography=True)
-            out.append((key, self._finish(o)))
+            item = self._with_number(key)
+            d = self.disamb[key]
+
+            def entry(item: Item = item, d: Disamb = d) -> Inlines:
+                return self._finish(self.ev.layout(bib, item, d, bibliography=True))
+
+            out.append((key, self._memo(("entry", item, _disamb_key(d)), entry)))
         return out
 
     def _with_number(self, key: str) -> Item:
@@ -261,6 +284,13 @@ class Processor:
 
     def cite(self, cites: Sequence[CiteItem], *, numbers: dict[str, int] | None = None) -> Inlines:
         """Render one citation (a cluster of cited items)."""
+        memo_key = ("cite", tuple(
+            (ci, self.items.get(ci.id), _disamb_key(self.disamb[ci.id]) if ci.id in self.disamb else None,
+             (numbers or self.number).get(ci.id))
+            for ci in cites))
+        return self._memo(memo_key, lambda: self._cite(cites, numbers))
+
+    def _cite(self, cites: Sequence[CiteItem], numbers: dict[str, int] | None) -> Inlines:
         c = self.style.citation
         assert c is not None
         layout = next(x for x in c.children if x.tag == "layout")
@@ -376,6 +406,11 @@ class Processor:
             pieces.append(piece)
         return formatted(Formatting(**{**{k: getattr(lf, k) for k in Formatting.__slots__},
                                        "delimiter": None}), pieces)
+
+
+def _disamb_key(d: Disamb) -> tuple[object, ...]:
+    return (d.year_suffix, tuple(sorted(d.name_hints.items(), key=repr)), d.et_al_names,
+            d.condition)
 
 
 def _has(o: Out, kind: str) -> bool:

@@ -109,6 +109,9 @@ class Style:
     bibliography: Node | None
     locale: Locale
     title: str = ""
+    #: results that depend only on (item, disambiguation state): sort keys, rendered entries.
+    #: Items are frozen, so a rebuild after an edit recomputes only what changed.
+    memo: dict[object, object] = field(default_factory=dict)
 
     @property
     def options(self) -> dict[str, str]:
