@@ -34,9 +34,12 @@ example: $(STAMP)
 	$(BIN)/refbook render example_book/references.bib --format markdown > example_book/_build/references.md
 	$(BIN)/refbook render example_book/references.bib --format text > example_book/_build/references.txt
 	@echo "example book reference list: example_book/_build/references.{html,md,txt} ($$(grep -c 'csl-entry' example_book/_build/references.html) entries)"
+	$(BIN)/mkdocs build --strict -f example_book/mkdocs.yml
+	@echo "MkDocs build of the example book: example_book/_build/mkdocs/index.html"
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/parse_speed.py
+	$(BIN)/python benchmarks/mkdocs_bench.py
 
 ci: test
 

@@ -1,0 +1,72 @@
+"""Python-Markdown extension: Pandoc citation syntax → pending-citation placeholders.
+
+Where it sits: inside Markdown → HTML, page by page. The plugin adds it to ``markdown_extensions``
+(it also registers as ``refbook`` under ``markdown.extensions``), so it runs wherever MkDocs, a
+theme or another plugin renders Markdown with the site's extensions. Being an inline processor,
+it never sees fenced or indented code, code spans (stashed before it runs), raw HTML or HTML
+attributes, autolinks or link targets: those are all handled by Python-Markdown first.
+
+It does not format anything: a citation can only be formatted once the whole book is known. It
+emits ``<span class="refbook-pending" data-refbook-src="…">…</span>`` holding the citation's
+source; the plugin collects these in ``on_page_content`` and replaces them once the book is
+resolved. ``\\@`` becomes a literal ``@``.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING, Any
+
+from markdown.extensions import Extension
+from markdown.inlinepatterns import InlineProcessor
+
+from refbook.syntax import find_citations
+
+if TYPE_CHECKING:
+    from markdown import Markdown
+
+PENDING_CLASS = "refbook-pending"
+SOURCE_ATTR = "data-refbook-src"
+# After links (160), autolinks (120), automail (110) and inline HTML (90) have stashed what they
+# own, so an "@" in a URL, an e-mail address or an HTML attribute is never seen here.
+PRIORITY = 85
+_START = re.compile(r"\\@|\[|@")
+
+
+class CitationProcessor(InlineProcessor):
+    """Finds the citation starting at a ``[`` or ``@`` with the core parser."""
+
+    ANCESTOR_EXCLUDES = ("a", "code", "pre")
+
+    def handleMatch(  # type: ignore[override]  # noqa: N802 - Python-Markdown's API
+        self, m: re.Match[str], data: str,
+    ) -> tuple[ET.Element | str | None, int | None, int | None]:
+        start = m.start(0)
+        found_at = m.group(0)
+        if found_at == "\\@":
+            return "@", start, m.end(0)
+        if found_at == "@" and start > 0 and (data[start - 1].isalnum() or data[start - 1] in "_@\\"):
+            return None, None, None
+        found = find_citations(data[start:])
+        if not found or found[0].start != 0:
+            return None, None, None
+        citation = found[0]
+        if (found_at == "[") != (citation.mode == "parenthetical"):
+            return None, None, None
+        end = start + citation.end
+        source = self.unescape(data[start:end])
+        el = ET.Element("span", {"class": PENDING_CLASS, SOURCE_ATTR: source})
+        el.text = source
+        return el, start, end
+
+
+class RefbookExtension(Extension):
+    """``markdown_extensions: [refbook]`` — the citation syntax alone (the plugin adds it itself)."""
+
+    def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 - Python-Markdown's API
+        md.inlinePatterns.register(CitationProcessor(_START.pattern, md), "refbook-citation", PRIORITY)
+
+
+def makeExtension(**kwargs: Any) -> RefbookExtension:  # noqa: N802 - Python-Markdown's API
+    return RefbookExtension(**kwargs)

@@ -1,0 +1,53 @@
+"""Diagnostics → MkDocs' plugin logger (so ``mkdocs build --strict`` counts them).
+
+Where it sits: the side channel of the flow. The core returns :class:`~refbook.diagnostics.Diagnostic`
+values; this module names their files relative to ``mkdocs.yml``, drops the suppressed ones, logs
+the rest through ``mkdocs.plugins.get_plugin_logger`` (a logger outside ``mkdocs.*`` would not
+count for ``--strict``) and says which ones make ``strict: true`` fail.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from mkdocs.plugins import get_plugin_logger
+
+from refbook.diagnostics import Severity
+from refbook.models import Location
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from mkdocs_refbook.options import Settings
+    from refbook.diagnostics import Diagnostic
+
+# named so that messages read "refbook: file:line: …"
+log = get_plugin_logger("refbook.mkdocs")
+
+
+def localize(d: Diagnostic, settings: Settings, document_path: Callable[[str], str | None]) -> Diagnostic:
+    """Name the diagnostic's file relative to ``mkdocs.yml`` (pages are given by ``src_uri``)."""
+    if d.location is None:
+        return d
+    path = document_path(d.location.file) or d.location.file
+    if os.path.isabs(path):
+        rel = os.path.relpath(path, settings.root)
+        path = path if rel.startswith("..") else rel
+    return replace(d, location=Location(path.replace(os.sep, "/"), d.location.line))
+
+
+def report(diagnostics: Iterable[Diagnostic], settings: Settings) -> list[Diagnostic]:
+    """Log every diagnostic not suppressed; return those that fail a strict build."""
+    failing: list[Diagnostic] = []
+    for d in diagnostics:
+        if settings.suppressed(d.code, d.key):
+            continue
+        severity = d.effective_severity
+        if severity is Severity.INFO:
+            log.info(d.format())
+            continue
+        log.warning(d.format())
+        failing.append(d)
+    return failing

@@ -1,0 +1,103 @@
+"""Serve-like rebuilds: one plugin instance across builds, caches reused, never stale output."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tests.mkdocs.conftest import refbook_warnings
+from tests.mkdocs.test_build import cites, entries
+
+if TYPE_CHECKING:
+    import pytest
+
+    from tests.mkdocs.conftest import Project
+
+
+def _build(project: Project) -> Any:
+    """Load the config again and build, as ``mkdocs serve`` does; returns the plugin."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    cfg = load_config(config_file=str(project.root / "mkdocs.yml"))
+    cfg.plugins.on_startup(command="serve", dirty=False)
+    build(cfg)
+    return cfg.plugins["refbook"]
+
+
+def test_plugin_survives_rebuilds_and_output_follows_edits(
+        project: Project, refbook_log: pytest.LogCaptureFixture) -> None:
+    project.page("index.md", "# Home\n\nSee [@smith2020a] and [@nosuchkey].\n")
+    first = _build(project)
+    resolution = first.resolution
+    assert cites(project.html("index.html")) == ["(Smith 2020)", "(nosuchkey?)"]
+    assert [w.split(" error:")[0] for w in refbook_warnings(refbook_log)] == ["docs/index.md:3:"]
+
+    # a prose edit: same plugin, the resolution is reused, the warning moves with its line
+    refbook_log.clear()
+    project.page("index.md", "# Home\n\nNew paragraph.\n\nSee [@smith2020a] and [@nosuchkey].\n")
+    second = _build(project)
+    assert second is first
+    assert second.resolution is resolution
+    assert [w.split(" error:")[0] for w in refbook_warnings(refbook_log)] == ["docs/index.md:5:"]
+
+    # a citation edit: resolved again, year suffixes follow
+    project.page("index.md", "# Home\n\nSee [@smith2020a] and [@smith2020b].\n")
+    _build(project)
+    assert cites(project.html("index.html")) == ["(Smith 2020a)", "(Smith 2020b)"]
+
+    # a .bib edit: the new year shows up
+    bib = project.root / "refs.bib"
+    bib.write_text(bib.read_text(encoding="utf-8").replace(
+        "title = {Beta Results},\n  journal = {Journal of Tests},\n  year = {2020}",
+        "title = {Beta Results},\n  journal = {Journal of Tests},\n  year = {2023}"), encoding="utf-8")
+    _build(project)
+    assert cites(project.html("index.html")) == ["(Smith 2020)", "(Smith 2023)"]
+    assert "Smith, John. 2023." in project.html("references/index.html")
+
+
+def test_removed_page_leaves_the_book(project: Project) -> None:
+    project.page("index.md", "# Home\n\n[@lee2021]\n")
+    project.page("gone.md", "# Gone\n\n[@doe2019]\n")
+    _build(project)
+    assert 'data-key="doe2019"' in project.html("references/index.html")
+    (project.root / "docs" / "gone.md").unlink()
+    _build(project)
+    assert 'data-key="doe2019"' not in project.html("references/index.html")
+
+
+def test_on_serve_watches_the_bib_files(project: Project) -> None:
+    from mkdocs.config import load_config
+
+    cfg = load_config(config_file=str(project.root / "mkdocs.yml"))
+    plugin = cfg.plugins["refbook"]
+    cfg.plugins.on_config(cfg)
+
+    class Server:
+        def __init__(self) -> None:
+            self.watched: list[str] = []
+
+        def watch(self, path: str) -> None:
+            self.watched.append(path)
+
+    server = Server()
+    plugin.on_serve(server, config=cfg, builder=lambda: None)
+    assert server.watched == [str(project.root / "refs.bib")]
+
+
+def test_dirty_build_keeps_the_unchanged_pages_citations(project: Project) -> None:
+    import os
+    import time
+
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    project.page("index.md", "# Home\n\n[@lee2021]\n")
+    project.page("other.md", "# Other\n\n[@doe2019]\n")
+    _build(project)
+    later = time.time() + 5
+    project.page("index.md", "# Home\n\n[@lee2021] and [@smith2020a]\n")
+    os.utime(project.root / "docs" / "index.md", (later, later))
+    cfg = load_config(config_file=str(project.root / "mkdocs.yml"))
+    cfg.plugins.on_startup(command="build", dirty=True)
+    build(cfg, dirty=True)
+    assert entries(project.html("references/index.html")) == ["doe2019", "lee2021", "smith2020a"]
