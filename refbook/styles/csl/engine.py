@@ -58,7 +58,20 @@ class Disamb:
     condition: bool = False
 
 
+_FORMATTING_CACHE: dict[int, tuple[dict[str, str], Formatting]] = {}
+
+
 def formatting_of(attrs: dict[str, str]) -> Formatting:
+    """The formatting attributes of a style node (cached: style nodes never change)."""
+    hit = _FORMATTING_CACHE.get(id(attrs))
+    if hit is not None and hit[0] is attrs:
+        return hit[1]
+    f = _formatting_of(attrs)
+    _FORMATTING_CACHE[id(attrs)] = (attrs, f)
+    return f
+
+
+def _formatting_of(attrs: dict[str, str]) -> Formatting:
     return Formatting(
         prefix=attrs.get("prefix"),
         suffix=attrs.get("suffix"),
@@ -73,6 +86,20 @@ def formatting_of(attrs: dict[str, str]) -> Formatting:
         strip_periods=attrs.get("strip-periods") == "true",
         display=attrs.get("display"),
     )
+
+
+_CONDITION_CACHE: dict[int, tuple[dict[str, str], str, tuple[tuple[str, tuple[str, ...]], ...]]] = {}
+
+
+def _conditions(attrs: dict[str, str]) -> tuple[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+    """A choose branch's (match, [(condition, values)]), parsed once per style node."""
+    hit = _CONDITION_CACHE.get(id(attrs))
+    if hit is not None and hit[0] is attrs:
+        return hit[1], hit[2]
+    conds = tuple((k, tuple(v.split())) for k, v in attrs.items() if k != "match")
+    match = attrs.get("match", "all")
+    _CONDITION_CACHE[id(attrs)] = (attrs, match, conds)
+    return match, conds
 
 
 def _is_numeric_chunk(t: str) -> bool:
@@ -416,10 +443,9 @@ class Evaluator:
         assert self.item is not None
         item = self.item
         results: list[bool] = []
-        for cond, value in attrs.items():
-            if cond == "match":
-                continue
-            for v in value.split():
+        match, conditions = _conditions(attrs)
+        for cond, values in conditions:
+            for v in values:
                 if cond == "type":
                     results.append(item.type == v)
                 elif cond == "variable":
@@ -442,7 +468,6 @@ class Evaluator:
                     results.append(self._position_matches(v))
                 elif cond == "disambiguate":
                     results.append(self.disamb.condition == (v == "true"))
-        match = attrs.get("match", "all")
         if match == "any":
             return any(results)
         if match == "none":
@@ -826,7 +851,7 @@ class Evaluator:
                     opts[k] = name_node.attrs[k]
             if "delimiter" in name_node.attrs:
                 opts["delimiter"] = name_node.attrs["delimiter"]
-            name_f = formatting_of({k: v for k, v in name_node.attrs.items() if k != "delimiter"})
+            name_f = _formatting_of({k: v for k, v in name_node.attrs.items() if k != "delimiter"})
             opts["_parts"] = ""  # marker
         name_parts = {c.attrs.get("name", ""): formatting_of(c.attrs)
                       for c in (name_node.children if name_node is not None else []) if c.tag == "name-part"}
