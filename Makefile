@@ -26,20 +26,23 @@ test: $(STAMP)
 	@$(BIN)/python -m pytest -q; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
-# Until the Sphinx and MkDocs adapters land, the example book's reference list is rendered by
-# the CLI from the book's own bibliography, in every output format.
+# The example book: its reference list rendered by the CLI in every format, then the same
+# Markdown pages built by Sphinx (MyST, -W) and by MkDocs (--strict), both warning-free.
 example: $(STAMP)
 	mkdir -p example_book/_build
 	$(BIN)/refbook render example_book/references.bib --format html > example_book/_build/references.html
 	$(BIN)/refbook render example_book/references.bib --format markdown > example_book/_build/references.md
 	$(BIN)/refbook render example_book/references.bib --format text > example_book/_build/references.txt
 	@echo "example book reference list: example_book/_build/references.{html,md,txt} ($$(grep -c 'csl-entry' example_book/_build/references.html) entries)"
+	$(BIN)/sphinx-build -W -q -c example_book example_book/docs example_book/_build/sphinx
+	@echo "Sphinx build of the example book: example_book/_build/sphinx/index.html"
 	$(BIN)/mkdocs build --strict -f example_book/mkdocs.yml
 	@echo "MkDocs build of the example book: example_book/_build/mkdocs/index.html"
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/parse_speed.py
 	$(BIN)/python benchmarks/mkdocs_bench.py
+	$(BIN)/python benchmarks/sphinx_bench.py
 
 ci: test
 

@@ -1,3 +1,77 @@
-"""Sphinx extension for refbook (the host adapter). Grows with its own issue; the core is ``refbook``."""
+"""Sphinx extension for refbook: ``extensions = ["sphinx_refbook"]``.
+
+Where it sits: the Sphinx adapter over the ``refbook`` core. Reading leaves placeholders
+(roles, Pandoc syntax in MyST pages, the ``bibliography`` directive) and records each page's
+citations in the ``refbook`` domain; once every page is read the domain resolves the book and
+names the pages to re-write; writing fills the placeholders with nodes. Diagnostics go through
+``sphinx_refbook.report``.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sphinx.util.fileutil import copy_asset_file
+
+from refbook import __version__
+from sphinx_refbook import config
+from sphinx_refbook.directive import BibliographyDirective
+from sphinx_refbook.domain import (
+    ENV_VERSION,
+    CiteDomain,
+    RefbookDomain,
+    on_before_read,
+    on_doctree_read,
+    on_env_updated,
+)
+from sphinx_refbook.nodes import AS_TEXT, SKIP, bibliography_node, citation_node
+from sphinx_refbook.pandoc import PandocCitations
+from sphinx_refbook.roles import CiteRole
+from sphinx_refbook.writer import ResolveCitations
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+
+__all__ = ["setup"]
+
+STATIC = Path(__file__).parent / "static"
+
+
+_HTML_BUILDERS = ("html", "dirhtml", "singlehtml")
+
+
+def _add_css(app: Sphinx) -> None:
+    # web pages only; every builder renders the nodes, the stylesheet is a nicety
+    if app.builder.name in _HTML_BUILDERS:
+        app.add_css_file("refbook.css")
+
+
+def _copy_css(app: Sphinx, exception: BaseException | None) -> None:
+    if exception is None and app.builder.name in _HTML_BUILDERS:
+        copy_asset_file(STATIC / "refbook.css", Path(app.outdir) / "_static")
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    config.register(app)
+    app.connect("config-inited", config.validate)
+    app.add_node(citation_node, html=AS_TEXT, latex=AS_TEXT, text=AS_TEXT, man=AS_TEXT,
+                 texinfo=AS_TEXT)
+    app.add_node(bibliography_node, html=SKIP, latex=SKIP, text=SKIP, man=SKIP, texinfo=SKIP)
+    app.add_domain(RefbookDomain)
+    app.add_domain(CiteDomain)
+    app.add_role("cite", CiteRole())
+    app.add_directive("bibliography", BibliographyDirective)
+    app.add_transform(PandocCitations)
+    app.add_post_transform(ResolveCitations)
+    app.connect("env-before-read-docs", on_before_read)
+    app.connect("doctree-read", on_doctree_read)
+    app.connect("env-updated", on_env_updated)
+    app.connect("builder-inited", _add_css)
+    app.connect("build-finished", _copy_css)
+    return {
+        "version": __version__,
+        "env_version": ENV_VERSION,
+        "parallel_read_safe": True,
+        "parallel_write_safe": True,
+    }

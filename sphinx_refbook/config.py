@@ -1,0 +1,113 @@
+"""Configuration: the options the extension adds to ``conf.py``, declared once.
+
+Where it sits: ``setup()`` registers one Sphinx config value per :class:`Option` (``refbook_*``),
+plus sphinxcontrib-bibtex's ``bibtex_bibfiles`` as an alias; ``config-inited`` validates them
+and fails with a clear message before any document is read. The rest of the adapter reads the
+validated values through :func:`settings`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from sphinx.errors import ConfigError
+
+from refbook.styles import available_styles
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.config import Config
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One configuration value: ``refbook_<name>`` in ``conf.py``."""
+
+    name: str
+    default: object
+    types: tuple[type, ...]
+    doc: str
+    #: what a change invalidates: "env" re-reads every document, "html" only re-writes
+    rebuild: Literal["env", "html"] = "env"
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("bibfiles", (), (list, tuple),
+           "The .bib files of the book, relative to the source directory."),
+    Option("style", "chicago-author-date", (str,),
+           "The citation style (an installed refbook style: chicago-author-date, numeric, …)."),
+    Option("strict", False, (bool,),
+           "Fail the build on any refbook problem, even without `-W`, listing every problem."),
+    Option("backlinks", True, (bool,),
+           "List under each entry the places (page, section) that cite it."),
+    Option("pandoc_syntax", True, (bool,),
+           "Recognise Pandoc citations (`[@key]`, `@key`) in Markdown (MyST) pages."),
+    Option("auto_bibliography", True, (bool,),
+           "If no page has a bibliography directive, append the book's list to the root document."),
+    Option("bibliography_header", "References", (str,),
+           "Title of the section the automatic list is placed in."),
+)
+
+#: sphinxcontrib-bibtex names accepted so that a project migrates by swapping the extension.
+ALIASES: dict[str, str] = {"bibtex_bibfiles": "bibfiles"}
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The validated options."""
+
+    bibfiles: tuple[str, ...]
+    style: str
+    strict: bool
+    backlinks: bool
+    pandoc_syntax: bool
+    auto_bibliography: bool
+    bibliography_header: str
+
+
+def register(app: Sphinx) -> None:
+    for opt in OPTIONS:
+        app.add_config_value(f"refbook_{opt.name}", opt.default, opt.rebuild, opt.types)
+    for alias in ALIASES:
+        app.add_config_value(alias, None, "env")
+
+
+def settings(config: Config) -> Settings:
+    values: dict[str, Any] = {opt.name: getattr(config, f"refbook_{opt.name}") for opt in OPTIONS}
+    for alias, name in ALIASES.items():
+        given = getattr(config, alias, None)
+        if given and not values[name]:
+            values[name] = given
+    values["bibfiles"] = tuple(values["bibfiles"])
+    return Settings(**values)
+
+
+def validate(app: Sphinx, config: Config) -> None:
+    """``config-inited``: reject unusable values with a message that says how to fix them."""
+    for opt in OPTIONS:
+        value = getattr(config, f"refbook_{opt.name}")
+        if not isinstance(value, opt.types):
+            wanted = " or ".join(t.__name__ for t in opt.types)
+            msg = (f"refbook_{opt.name} must be a {wanted}, not {type(value).__name__} "
+                   f"({value!r}): {opt.doc}")
+            raise ConfigError(msg)
+    for alias in ALIASES:
+        value = getattr(config, alias, None)
+        if value is not None and not isinstance(value, list | tuple):
+            msg = f"{alias} must be a list of .bib paths, not {type(value).__name__} ({value!r})"
+            raise ConfigError(msg)
+    s = settings(config)
+    if not s.bibfiles:
+        msg = ("refbook_bibfiles is empty: list the book's .bib files in conf.py, e.g. "
+               "refbook_bibfiles = ['references.bib'] (bibtex_bibfiles is accepted too)")
+        raise ConfigError(msg)
+    bad = [p for p in s.bibfiles if not isinstance(p, str) or not p]
+    if bad:
+        msg = f"refbook_bibfiles must hold file paths (strings), got {bad!r}"
+        raise ConfigError(msg)
+    styles = available_styles()
+    if s.style not in styles:
+        msg = (f"refbook_style = {s.style!r} is not an installed style; "
+               f"choose one of: {', '.join(sorted(styles))}")
+        raise ConfigError(msg)

@@ -1,0 +1,84 @@
+"""The ``bibliography`` directive (also ``refbook:bibliography``): where a reference list goes.
+
+Where it sits: at read time it records what the list should hold — the book's cited entries
+(default, or ``:cited:``), this page's (``:scope: page`` or sphinxcontrib-bibtex's
+``:filter: docname in docnames``), every entry (``:all:``), the uncited ones (``:notcited:``) or
+any ``:filter:`` — and leaves a ``bibliography_node``; the writer fills it in book-wide.
+sphinxcontrib-bibtex's other options are accepted so that a project migrates unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from docutils.parsers.rst import directives
+from sphinx.util.docutils import SphinxDirective
+
+from sphinx_refbook import report
+from sphinx_refbook.book import SCOPES, ListSpec
+from sphinx_refbook.filters import FilterError, parse_filter
+from sphinx_refbook.nodes import bibliography_node
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from docutils.nodes import Node
+
+_PAGE_FILTERS = {"docname in docnames", "docname in cited_docnames",
+                 "cited and docname in docnames", "docname in docnames and cited"}
+
+
+def _scope(value: str | None) -> str:
+    return str(directives.choice(value, SCOPES))
+
+
+class BibliographyDirective(SphinxDirective):
+    has_content = False
+    optional_arguments = 1
+    final_argument_whitespace = True
+    option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {
+        "scope": _scope,
+        "cited": directives.flag,
+        "notcited": directives.flag,
+        "all": directives.flag,
+        "filter": directives.unchanged,
+        # accepted for sphinxcontrib-bibtex projects; the refbook style decides the rendering
+        "style": directives.unchanged,
+        "list": directives.unchanged,
+        "enumtype": directives.unchanged,
+        "start": directives.unchanged,
+        "labelprefix": directives.unchanged,
+        "keyprefix": directives.unchanged,
+    }
+
+    def run(self) -> list[Node]:
+        scope = str(self.options.get("scope", "book"))
+        flt = str(self.options.get("filter", "")).strip()
+        if "all" in self.options:
+            scope = "all"
+        elif "notcited" in self.options:
+            scope = "notcited"
+        elif flt:
+            normalized = " ".join(flt.split())
+            if normalized in _PAGE_FILTERS:
+                scope = "page"
+            elif normalized == "cited":
+                scope = "book"
+            elif normalized in ("True", "true"):
+                scope = "all"
+            else:
+                scope = "filter"
+                try:
+                    parse_filter(flt)
+                except FilterError as err:
+                    report.warn("citation-syntax", str(err), (self.env.docname, self.lineno))
+                    from sphinx_refbook.domain import domain_of
+
+                    domain_of(self.env).note_problem(self.env.docname, "citation-syntax",
+                                                     str(err), self.lineno)
+                    scope, flt = "book", ""
+        if scope != "filter":
+            flt = ""
+        node = bibliography_node("", spec=ListSpec(self.env.docname, 0, scope, flt, self.lineno))
+        self.set_source_info(node)
+        return [node]

@@ -1,0 +1,345 @@
+"""The ``refbook`` domain: per-document citation data, the book's resolution, cross-references.
+
+Where it sits: it owns what reading collects — each document's citing sites, reference lists,
+nocite keys and read-time problems — keeps it correct across incremental and parallel builds
+(``clear_doc``, ``merge_domaindata``), resolves the book once all pages are read
+(``env-updated``: returns the pages whose output changed) and answers the writer's
+cross-references (a citation → its entry, an entry → each citing place). The ``cite`` domain
+only carries the roles so that they are spelled ``:cite:p:`` as in sphinxcontrib-bibtex.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+from docutils import nodes
+from sphinx.domains import Domain
+from sphinx.util.nodes import make_refnode
+
+from refbook import __version__
+from refbook.diagnostics import Code
+from refbook.models import Location
+from refbook.registry import CitationSite
+from sphinx_refbook import report
+from sphinx_refbook.book import Book, ListSpec, cite_anchor, files_digest, resolve_book
+from sphinx_refbook.config import settings
+from sphinx_refbook.directive import BibliographyDirective
+from sphinx_refbook.nodes import bibliography_node, citation_node
+from sphinx_refbook.roles import FORMS, CiteRole
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Set
+
+    from docutils.nodes import Element
+    from sphinx.addnodes import pending_xref
+    from sphinx.application import Sphinx
+    from sphinx.builders import Builder
+    from sphinx.environment import BuildEnvironment
+    from sphinx.util.typing import RoleFunction
+
+    from refbook.diagnostics import Diagnostic
+
+ENV_VERSION = 2
+
+
+class RefbookDomain(Domain):
+    name = "refbook"
+    label = "refbook"
+    object_types: ClassVar[dict[str, Any]] = {}
+    directives: ClassVar[dict[str, type[Any]]] = {"bibliography": BibliographyDirective}
+    roles: ClassVar[dict[str, RoleFunction | Any]] = {form: CiteRole() for form in FORMS}
+    initial_data: ClassVar[dict[str, Any]] = {
+        "sites": {},         # docname -> tuple[CitationSite, ...]
+        "lists": {},         # docname -> tuple[ListSpec, ...]
+        "nocite": {},        # docname -> tuple[str, ...]
+        "problems": {},      # docname -> tuple[(slug, message, line), ...]
+        "fingerprints": {},  # docname -> digest of what refbook put on the written page
+        "bib_digest": "",
+        "book_key": "",      # digest of the inputs of the cached resolution
+    }
+    data_version = ENV_VERSION
+
+    def __init__(self, env: BuildEnvironment) -> None:
+        super().__init__(env)
+        self._book: Book | None = None
+        self._book_key = ""
+        self._read_now: set[str] = set()
+
+    # -- per-document data -------------------------------------------------------------------
+    @property
+    def sites(self) -> dict[str, tuple[CitationSite, ...]]:
+        return cast("dict[str, tuple[CitationSite, ...]]", self.data["sites"])
+
+    @property
+    def lists(self) -> dict[str, tuple[ListSpec, ...]]:
+        return cast("dict[str, tuple[ListSpec, ...]]", self.data["lists"])
+
+    @property
+    def nocite(self) -> dict[str, tuple[str, ...]]:
+        return cast("dict[str, tuple[str, ...]]", self.data["nocite"])
+
+    @property
+    def problems(self) -> dict[str, tuple[tuple[str, str, int], ...]]:
+        return cast("dict[str, tuple[tuple[str, str, int], ...]]", self.data["problems"])
+
+    @property
+    def fingerprints(self) -> dict[str, str]:
+        return cast("dict[str, str]", self.data["fingerprints"])
+
+    def note_nocite(self, docname: str, keys: tuple[str, ...]) -> None:
+        self.nocite[docname] = self.nocite.get(docname, ()) + keys
+
+    def note_problem(self, docname: str, slug: str, message: str, line: int) -> None:
+        self.problems[docname] = (*self.problems.get(docname, ()), (slug, message, line))
+
+    def clear_doc(self, docname: str) -> None:
+        for key in ("sites", "lists", "nocite", "problems", "fingerprints"):
+            self.data[key].pop(docname, None)
+
+    def merge_domaindata(self, docnames: Set[str], otherdata: dict[str, Any]) -> None:
+        for key in ("sites", "lists", "nocite", "problems"):
+            for doc in docnames:
+                if doc in otherdata[key]:
+                    self.data[key][doc] = otherdata[key][doc]
+
+    def collect(self, docname: str, doctree: nodes.document) -> None:
+        """``doctree-read``: number the page's citations and lists in document order."""
+        sites = []
+        for i, node in enumerate(doctree.findall(citation_node)):
+            node["index"] = i
+            node["docname"] = docname
+            sites.append(CitationSite(docname, i, node["citation"], node["citation"].line,
+                                      _section_of(node), cite_anchor(docname, i)))
+        if sites:
+            self.sites[docname] = tuple(sites)
+        specs = []
+        for i, node in enumerate(doctree.findall(bibliography_node)):
+            old: ListSpec = node["spec"]
+            spec = ListSpec(docname, i, old.scope, old.filter, old.line)
+            node["spec"] = spec
+            specs.append(spec)
+        if specs:
+            self.lists[docname] = tuple(specs)
+
+    # -- the book ----------------------------------------------------------------------------
+    def resolve(self) -> Book:
+        """The resolved book: from memory, from the doctree cache, or formatted now.
+
+        Formatting is the expensive step, so the result is kept under a digest of everything it
+        depends on except line numbers (a no-op rebuild or a prose edit costs one file hash);
+        a cached result gets the current lines back in its diagnostics.
+        """
+        env = self.env
+        s = settings(env.config)
+        titles = {doc: t.astext() for doc, t in sorted(env.titles.items())}
+        specs = [spec for doc in sorted(self.lists) for spec in self.lists[doc]]
+        order = book_order(env)
+        auto_doc = env.config.root_doc if s.auto_bibliography else None
+        bibfiles = self.bibfiles()
+        key = files_digest([*bibfiles]) + _digest(repr((
+            __version__, ENV_VERSION, s.style, s.backlinks, auto_doc, order, titles, specs, sorted(self.nocite.items()),
+            [(doc, [(x.index, x.citation.refs, x.citation.mode, x.section, x.anchor)
+                    for x in self.sites[doc]]) for doc in sorted(self.sites)])))
+        cache_dir = Path(env.doctreedir) / "refbook-cache"
+        if self._book is not None and self._book_key == key:
+            return self._book
+        # the disk cache serves only the environment that wrote it (-E starts afresh)
+        book = _load(cache_dir / "book.pickle", key) if self.data.get("book_key") == key else None
+        if book is None:
+            book = resolve_book(
+                bibfiles=bibfiles, style=s.style, sites=self.sites, specs=specs,
+                nocite=self.nocite, order=order, titles=titles, backlinks=s.backlinks,
+                cache_dir=str(cache_dir), auto_doc=auto_doc)
+            book.problems = tuple(_sphinx_hint(d, str(env.srcdir)) for d in book.problems)
+            book.bib_problems = tuple(_sphinx_hint(d, str(env.srcdir)) for d in book.bib_problems)
+            _store(cache_dir / "book.pickle", key, book)
+        else:
+            book.problems = relocate(book.problems, self.sites)
+        self._book, self._book_key = book, key
+        self.data["book_key"] = key
+        return book
+
+    def book(self) -> Book:
+        return self._book if self._book is not None else self.resolve()
+
+    def bibfiles(self) -> list[str]:
+        srcdir = str(self.env.srcdir)
+        return [os.path.normpath(os.path.join(srcdir, p)) for p in settings(self.env.config).bibfiles]
+
+    def before_read(self, docnames: Iterable[str]) -> None:
+        self._read_now = set(docnames)
+
+    def updated(self) -> list[str]:
+        """``env-updated``: resolve the book, report, and name every page to re-write."""
+        env = self.env
+        book = self.resolve()
+        new_bib = book.bib_digest != self.data.get("bib_digest")
+        self.data["bib_digest"] = book.bib_digest
+        old = self.fingerprints
+        changed = sorted(doc for doc in set(old) | set(book.fingerprints)
+                         if old.get(doc) != book.fingerprints.get(doc) and doc in env.all_docs)
+        self.data["fingerprints"] = dict(book.fingerprints)
+        shown = self._read_now | set(changed)
+        to_log: list[Diagnostic] = list(book.bib_problems) if new_bib else []
+        to_log += [d for d in book.problems if d not in book.bib_problems and d.location is not None
+                   and d.location.file in shown]
+        to_log += [d for d in book.problems if d not in book.bib_problems and d.location is None]
+        report.log(to_log, env)
+        if settings(env.config).strict:
+            problems = [report.describe(d, env) for d in book.problems]
+            problems += [(slug, f"{env.doc2path(doc)}:{line}: {msg} [refbook.{slug}]")
+                         for doc in sorted(self.problems) for slug, msg, line in self.problems[doc]]
+            report.fail_if_strict(problems, env.config)
+        return [d for d in changed if d not in self._read_now]
+
+    # -- cross-references --------------------------------------------------------------------
+    def resolve_xref(self, env: BuildEnvironment, fromdocname: str, builder: Builder, typ: str,
+                     target: str, node: pending_xref, contnode: Element) -> nodes.reference | None:
+        if typ == "cite":
+            where = self.book().target(fromdocname, target)
+            if where is None:
+                return None
+            doc, anchor, title = where.docname, where.anchor, node.get("refbook_title")
+        elif typ == "site":
+            doc, _, anchor = target.partition("#")
+            title = None
+            if doc not in env.all_docs:
+                return None
+        else:
+            return None
+        if builder.name == "singlehtml":
+            # one page: a same-page link (make_refnode would emit "#document-x#id")
+            doc = fromdocname
+        return make_refnode(builder, fromdocname, doc, anchor, contnode, title)
+
+    def resolve_any_xref(self, env: BuildEnvironment, fromdocname: str, builder: Builder,
+                         target: str, node: pending_xref, contnode: Element,
+                         ) -> list[tuple[str, nodes.reference]]:
+        # `any` never means a citation: keys are too easily mistaken for labels
+        return []
+
+
+class CiteDomain(Domain):
+    """Carries the roles under the name ``cite`` (``:cite:p:``); the data lives in ``refbook``."""
+
+    name = "cite"
+    label = "citations"
+    roles: ClassVar[dict[str, RoleFunction | Any]] = {form: CiteRole() for form in FORMS}
+    initial_data: ClassVar[dict[str, Any]] = {}
+
+    def clear_doc(self, docname: str) -> None:
+        return None
+
+    def merge_domaindata(self, docnames: Set[str], otherdata: dict[str, Any]) -> None:
+        return None
+
+    def resolve_any_xref(self, env: BuildEnvironment, fromdocname: str, builder: Builder,
+                         target: str, node: pending_xref, contnode: Element,
+                         ) -> list[tuple[str, nodes.reference]]:
+        return []
+
+
+def _load(path: Path, key: str) -> Book | None:
+    try:
+        with path.open("rb") as f:
+            stored_key, book = pickle.load(f)  # noqa: S301 - our own cache in the doctree dir
+    except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, ValueError,
+            TypeError):
+        return None
+    return book if stored_key == key and isinstance(book, Book) else None
+
+
+def _store(path: Path, key: str, book: Book) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        with tmp.open("wb") as f:
+            pickle.dump((key, book), f, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.replace(path)
+    except OSError:
+        return
+
+
+def relocate(problems: tuple[Diagnostic, ...],
+             sites: dict[str, tuple[CitationSite, ...]]) -> tuple[Diagnostic, ...]:
+    """Give a cached book's citation diagnostics the lines the pages have now."""
+    lines: dict[tuple[str, str], list[int]] = {}
+    for doc, doc_sites in sites.items():
+        for x in doc_sites:
+            for k in x.citation.keys:
+                lines.setdefault((doc, k), []).append(x.line)
+    seen: dict[tuple[str, str], int] = {}
+    out = []
+    for d in problems:
+        loc = d.location
+        if loc is not None and d.key and (loc.file, d.key) in lines:
+            n = seen.get((loc.file, d.key), 0)
+            seen[(loc.file, d.key)] = n + 1
+            found = lines[(loc.file, d.key)]
+            d = replace(d, location=Location(loc.file, found[min(n, len(found) - 1)]))
+        out.append(d)
+    return tuple(out)
+
+
+def _sphinx_hint(d: Diagnostic, srcdir: str) -> Diagnostic:
+    """A missing file: the path came from conf.py, relative to the source folder (not the cwd)."""
+    if d.code is Code.FILE and "not found" in d.message:
+        return replace(d, hint=f"check refbook_bibfiles in conf.py: paths are relative to the "
+                               f"source folder {srcdir}")
+    return d
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()
+
+
+def domain_of(env: BuildEnvironment) -> RefbookDomain:
+    return cast("RefbookDomain", env.get_domain("refbook"))
+
+
+def book_order(env: BuildEnvironment) -> list[str]:
+    """Documents in reading order: the toctree from the root document, then the rest sorted."""
+    order: list[str] = []
+    seen: set[str] = set()
+    stack = [env.config.root_doc]
+    while stack:
+        doc = stack.pop()
+        if doc in seen:
+            continue
+        seen.add(doc)
+        order.append(doc)
+        stack.extend(reversed(env.toctree_includes.get(doc, [])))
+    order += sorted(d for d in env.all_docs if d not in seen)
+    return order
+
+
+def _section_of(node: nodes.Node) -> str:
+    n = node.parent
+    while n is not None:
+        if isinstance(n, nodes.section):
+            if isinstance(n.parent, nodes.document):
+                return ""
+            title = n.next_node(nodes.title)
+            return title.astext() if title is not None else ""
+        n = n.parent
+    return ""
+
+
+def on_before_read(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
+    domain_of(env).before_read(docnames)
+
+
+def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
+    domain_of(app.env).collect(app.env.docname, doctree)
+
+
+def on_env_updated(app: Sphinx, env: BuildEnvironment) -> list[str]:
+    return domain_of(env).updated()
+
+
+__all__ = ["CiteDomain", "RefbookDomain", "book_order", "domain_of", "files_digest"]

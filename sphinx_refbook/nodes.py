@@ -1,0 +1,39 @@
+"""Placeholder nodes left in doctrees at read time and replaced at write time.
+
+Where it sits: roles and the Pandoc transform leave a :class:`citation_node` (holding the parsed
+``refbook.syntax.Citation``), the directive leaves a :class:`bibliography_node`. Formatting needs
+the whole book, so both are filled in by ``sphinx_refbook.writer`` once every page has been read.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docutils import nodes
+
+
+class citation_node(nodes.Inline, nodes.Element):  # type: ignore[misc,unused-ignore]  # noqa: N801
+    """A citation. Attributes: ``citation`` (Citation), ``form`` (p, t, year …), ``docname``,
+    ``index`` (its place among the document's citations, set after reading)."""
+
+
+class bibliography_node(nodes.General, nodes.Element):  # type: ignore[misc,unused-ignore]  # noqa: N801
+    """A reference list. Attributes: ``spec`` (``sphinx_refbook.book.ListSpec``)."""
+
+
+# Where a placeholder escapes the writer (a citation in a section title is copied into the table
+# of contents before it is filled in), builders show its source text instead of failing.
+def visit_as_text(translator: Any, node: nodes.Element) -> None:
+    return None
+
+
+def depart_as_text(translator: Any, node: nodes.Element) -> None:
+    return None
+
+
+def skip(translator: Any, node: nodes.Element) -> None:
+    raise nodes.SkipNode
+
+
+AS_TEXT = (visit_as_text, depart_as_text)
+SKIP = (skip, None)

@@ -1,0 +1,90 @@
+"""IR → docutils nodes: the Sphinx counterpart of ``refbook.render.html``.
+
+Where it sits: the writer turns the core's inline trees (``refbook.ir``) into nodes, never raw
+HTML, so every builder (html, latex, epub, text …) renders them. Only http(s) links become
+references (``refbook.render.safe_url``); quotes become typographic quotes.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from docutils import nodes
+
+from refbook.ir import Link, Span, Styled, Text
+from refbook.render import CLOSE_QUOTES, OPEN_QUOTES, safe_url
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from refbook.ir import Inline, Inlines
+
+_ELEMENTS: dict[str, type[nodes.TextElement]] = {
+    "emph": nodes.emphasis,
+    "strong": nodes.strong,
+    "sup": nodes.superscript,
+    "sub": nodes.subscript,
+    "code": nodes.literal,
+}
+
+
+def item_key(span: Span) -> str:
+    """The entry key of a ``cite-item`` span (the core writes ``"('key', 'mode')"`` there)."""
+    raw = span.key
+    if raw.startswith("("):
+        try:
+            value = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            return raw
+        if isinstance(value, tuple) and value and isinstance(value[0], str):
+            return value[0]
+    return raw
+
+
+def item_mode(span: Span) -> str:
+    raw = span.key
+    if raw.startswith("("):
+        try:
+            value = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            return "normal"
+        if isinstance(value, tuple) and len(value) > 1 and isinstance(value[1], str):
+            return value[1]
+    return "normal"
+
+
+def to_nodes(ir: Inlines, on_item: Callable[[Span, list[nodes.Node]], list[nodes.Node]] | None = None,
+             ) -> list[nodes.Node]:
+    out: list[nodes.Node] = []
+    for n in ir:
+        out.extend(_node(n, on_item, 0))
+    return out
+
+
+def _node(n: Inline, on_item: Callable[[Span, list[nodes.Node]], list[nodes.Node]] | None,
+          qdepth: int) -> list[nodes.Node]:
+    if isinstance(n, Text):
+        return [nodes.Text(n.text)]
+    children = [c for child in n.children for c in _node(child, on_item, qdepth + (
+        1 if isinstance(n, Styled) and n.kind == "quoted" else 0))]
+    if isinstance(n, Styled):
+        if n.kind == "quoted":
+            return [nodes.Text(OPEN_QUOTES[qdepth % 2]), *children,
+                    nodes.Text(CLOSE_QUOTES[qdepth % 2])]
+        if n.kind == "nocase":
+            return children
+        element = _ELEMENTS.get(n.kind)
+        if element is not None:
+            return [element("", "", *children)]
+        return [nodes.inline("", "", *children, classes=[f"refbook-{n.kind}"])]
+    if isinstance(n, Link):
+        url = safe_url(n.url)
+        if url is None:
+            return children
+        return [nodes.reference("", "", *children, refuri=url, internal=False)]
+    if n.role == "cite-item" and on_item is not None:
+        return on_item(n, children)
+    if n.role == "csl-left-margin":
+        return [nodes.inline("", "", *children, classes=["refbook-label"]), nodes.Text(" ")]
+    return children

@@ -1,0 +1,80 @@
+"""Diagnostics → Sphinx's logger, and the strict-mode failure.
+
+Where it sits: the core returns ``refbook.diagnostics.Diagnostic`` values; this module is the only
+place that logs them, always with ``type="refbook"`` and the code's slug as subtype, so
+``suppress_warnings = ["refbook.unknown-key"]`` and ``-W`` work as for Sphinx's own warnings.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sphinx.errors import SphinxError
+from sphinx.util import logging
+from sphinx.util.logging import is_suppressed_warning
+
+from refbook.diagnostics import Severity
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from sphinx.config import Config
+    from sphinx.environment import BuildEnvironment
+
+    from refbook.diagnostics import Diagnostic
+
+logger = logging.getLogger("sphinx_refbook")
+
+
+class RefbookStrictError(SphinxError):
+    category = "refbook strict mode"
+
+
+def location(diagnostic: Diagnostic, env: BuildEnvironment) -> str | tuple[str, int] | None:
+    """Sphinx's location: ``(docname, line)`` for a page, ``"file:line"`` for a .bib file."""
+    loc = diagnostic.location
+    if loc is None:
+        return None
+    if loc.file in env.all_docs or loc.file in env.found_docs:
+        return (loc.file, loc.line)
+    # Sphinx reads a location without ":" as a docname; a whole-file problem names its file in
+    # the message already
+    return f"{loc.file}:{loc.line}" if loc.line else None
+
+
+def message(diagnostic: Diagnostic) -> str:
+    return f"{diagnostic.message} ({diagnostic.hint})" if diagnostic.hint else diagnostic.message
+
+
+def log(diagnostics: Iterable[Diagnostic], env: BuildEnvironment) -> None:
+    for d in diagnostics:
+        where = location(d, env)
+        if d.effective_severity is Severity.INFO:
+            logger.info(message(d), type="refbook", subtype=d.code.slug, location=where)
+        else:
+            logger.warning(message(d), type="refbook", subtype=d.code.slug, location=where)
+
+
+def warn(slug: str, text: str, where: str | tuple[str, int] | None) -> None:
+    logger.warning(text, type="refbook", subtype=slug, location=where)
+
+
+def fail_if_strict(problems: Iterable[tuple[str, str]], config: Config) -> None:
+    """Raise with every (slug, "place: message") problem that ``suppress_warnings`` keeps."""
+    kept = [text for slug, text in problems
+            if not is_suppressed_warning("refbook", slug, config.suppress_warnings)]
+    if kept:
+        lines = "\n".join(f"  {t}" for t in kept)
+        msg = f"refbook_strict = True and the book has {len(kept)} problem(s):\n{lines}"
+        raise RefbookStrictError(msg)
+
+
+def describe(diagnostic: Diagnostic, env: BuildEnvironment) -> tuple[str, str]:
+    where = location(diagnostic, env)
+    if isinstance(where, tuple):
+        place = f"{env.doc2path(where[0])}:{where[1]}"
+    else:
+        place = where or (str(diagnostic.location) if diagnostic.location else "")
+    text = f"{place}: {message(diagnostic)} [{diagnostic.code.qualified}]" if place else (
+        f"{message(diagnostic)} [{diagnostic.code.qualified}]")
+    return diagnostic.code.slug, text

@@ -1,0 +1,204 @@
+"""Write time: fill citations and reference lists with the book's resolution.
+
+Where it sits: a post-transform that runs before Sphinx resolves cross-references (priority 5 <
+10). Each ``citation_node`` becomes its formatted text with a ``pending_xref`` per cited key
+(resolved by the domain to ``ref-<key>`` on whichever page lists it, with the formatted entry as
+hover title); each ``bibliography_node`` becomes the list: one paragraph per entry, anchored
+``ref-<key>``, followed by links back to every citing place. The automatic list (no directive
+anywhere) is appended to the root document.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.transforms.post_transforms import SphinxPostTransform
+
+from refbook.ir import Span, Text
+from refbook.styles import get_style
+from sphinx_refbook.book import cite_anchor
+from sphinx_refbook.config import settings
+from sphinx_refbook.domain import domain_of
+from sphinx_refbook.nodes import bibliography_node, citation_node
+from sphinx_refbook.render import item_key, item_mode, to_nodes
+
+if TYPE_CHECKING:
+    from refbook.ir import Inline, Inlines
+    from sphinx_refbook.book import Book, ListSpec
+
+
+class ResolveCitations(SphinxPostTransform):
+    default_priority = 5
+    _kind = "author-date"
+
+    def run(self, **kwargs: Any) -> None:
+        cites = list(self.document.findall(citation_node))
+        lists = list(self.document.findall(bibliography_node))
+        docname = self.env.docname
+        auto = docname == self.config.root_doc
+        if not cites and not lists and not auto:
+            return
+        book = domain_of(self.env).book()
+        self._kind = get_style(settings(self.config).style).kind
+        for node in cites:
+            node.replace_self(self._citation(node, book))
+        for node in lists:
+            spec: ListSpec = node["spec"]
+            node.replace_self(self._list(spec, book))
+        if auto:
+            for spec in book.specs:
+                if spec.index == -1 and spec.docname == docname:
+                    self._append_auto(spec, book)
+
+    # -- citations ---------------------------------------------------------------------------
+    def _citation(self, node: citation_node, book: Book) -> list[nodes.Node]:
+        doc: str = node.get("docname", self.env.docname)
+        index = node.get("index")
+        ir = book.resolution.citations.get((doc, index)) if index is not None else None
+        if ir is None:  # read before the extension numbered it: show it as written
+            return [nodes.inline(node.rawsource, node.rawsource, classes=["refbook-unknown"])]
+        ir = _form(node.get("form", "p"), ir, book, self._kind)
+
+        def on_item(span: Span, children: list[nodes.Node]) -> list[nodes.Node]:
+            key = item_key(span)
+            inner = nodes.inline("", "", *children)
+            if key not in book.entries:
+                inner["classes"].append("refbook-unknown")
+                return [inner]
+            if book.target(doc, key) is None:
+                return [inner]
+            xref = addnodes.pending_xref("", inner, refdomain="refbook", reftype="cite",
+                                         reftarget=key, refdoc=doc, refexplicit=True,
+                                         refwarn=False)
+            xref["refbook_title"] = book.tooltips.get(key, "")
+            return [xref]
+
+        anchor = nodes.target("", "", ids=[cite_anchor(doc, index)])
+        out = nodes.inline("", "", classes=["refbook-citation"])
+        out += to_nodes(ir, on_item)
+        return [anchor, out]
+
+    # -- lists -------------------------------------------------------------------------------
+    def _list(self, spec: ListSpec, book: Book) -> list[nodes.Node]:
+        box = nodes.container(classes=["refbook-bibliography", f"refbook-{self._kind}"])
+        anchors = book.anchors.get(spec.ident, {})
+        for key in book.listed.get(spec.ident, ()):
+            para = nodes.paragraph(classes=["refbook-entry"])
+            para += nodes.target("", "", ids=[anchors[key]])
+            para += to_nodes(book.entries.get(key, ()))
+            backs = book.backlinks.get(key, ())
+            if backs:
+                para += self._backlinks(spec.docname, backs)
+            box += para
+        return [box]
+
+    def _backlinks(self, fromdoc: str, backs: tuple[Any, ...]) -> nodes.inline:
+        out = nodes.inline("", "", classes=["refbook-backlinks"])
+        out += nodes.Text(" Cited in: ")
+        for i, b in enumerate(backs):
+            if i:
+                out += nodes.Text("; ")
+            label = f"{b.title}, {b.section}" if b.section and b.section != b.title else b.title
+            out += addnodes.pending_xref("", nodes.inline(label, label), refdomain="refbook",
+                                         reftype="site", reftarget=f"{b.docname}#{b.anchor}",
+                                         refdoc=fromdoc, refexplicit=True, refwarn=False)
+        out += nodes.Text(".")
+        return out
+
+    def _append_auto(self, spec: ListSpec, book: Book) -> None:
+        header = settings(self.config).bibliography_header
+        section = nodes.section(ids=["refbook-references"], names=["refbook-references"])
+        section += nodes.title(header, header)
+        section += self._list(spec, book)
+        sections = [c for c in self.document.children if isinstance(c, nodes.section)]
+        (sections[-1] if sections else self.document).append(section)
+
+
+def _form(form: str, ir: Inlines, book: Book, kind: str) -> Inlines:
+    """The roles' variants the core does not know: capitalized, year only, author only.
+
+    A numeric style has no year or author part to show: those forms keep the number.
+    """
+    ir = _one_marker_per_unknown(ir, book)
+    if form in ("ct", "cts"):
+        return _capitalize(ir)
+    if form in ("alp", "alps", "label"):
+        return _strip_brackets(ir)
+    if kind != "author-date" and form in (*_AUTHOR_FORMS, "year"):
+        return ir
+    if form == "year":
+        return _strip_brackets(ir)
+    if form in _AUTHOR_FORMS:
+        spans = _author_spans(ir)
+        out: list[Inline] = []
+        for i, s in enumerate(spans):
+            if i:
+                out.append(Text(" and " if i == len(spans) - 1 else ", "))
+            out.append(s)
+        authors: Inlines = tuple(out)
+        if form.startswith("c"):
+            authors = _capitalize(authors)
+        if form in ("authorpar", "authorpars"):
+            return (Text("("), *authors, Text(")"))
+        return authors
+    return ir
+
+
+_AUTHOR_FORMS = ("author", "authors", "authorpar", "authorpars", "cauthor", "cauthors")
+
+
+def _author_spans(ir: Inlines) -> list[Span]:
+    """The author part of each key of a narrative citation.
+
+    The core renders a narrative cite of a key as two items, author then year, with the same
+    key: the first item of each run of one key is its author part.
+    """
+    items = [n for n in ir if isinstance(n, Span) and n.role == "cite-item"]
+    if any(item_mode(n) != "normal" for n in items):  # the core says which part is which
+        return [n for n in items if item_mode(n) == "author-only" or not n.key.startswith("(")]
+    out: list[Span] = []
+    previous = None
+    for n in items:
+        key = item_key(n)
+        if key != previous:
+            out.append(n)
+        previous = key
+    return out
+
+
+def _one_marker_per_unknown(ir: Inlines, book: Book) -> Inlines:
+    """A narrative citation of an unknown key comes back as two markers (author, year): keep one."""
+    out: list[Inline] = []
+    last_unknown = ""
+    for n in ir:
+        if isinstance(n, Span) and n.role == "cite-item":
+            key = item_key(n)
+            if key not in book.entries and key == last_unknown:
+                if out and isinstance(out[-1], Text):
+                    out.pop()
+                continue
+            last_unknown = key if key not in book.entries else ""
+        out.append(n)
+    return tuple(out)
+
+
+def _capitalize(ir: Inlines) -> Inlines:
+    if not ir:
+        return ir
+    first = ir[0]
+    if isinstance(first, Text):
+        return (Text(first.text[:1].upper() + first.text[1:]), *ir[1:])
+    if isinstance(first, Span):
+        return (Span(first.role, _capitalize(first.children), first.key), *ir[1:])
+    return ir
+
+
+def _strip_brackets(ir: Inlines) -> Inlines:
+    items = list(ir)
+    if items and isinstance(items[0], Text) and items[0].text[:1] in "([":
+        items[0] = Text(items[0].text[1:])
+    if items and isinstance(items[-1], Text) and items[-1].text[-1:] in ")]":
+        items[-1] = Text(items[-1].text[:-1])
+    return tuple(i for i in items if not (isinstance(i, Text) and not i.text))

@@ -1,0 +1,3 @@
+project = "modes"
+extensions = ["sphinx_refbook"]
+refbook_bibfiles = ["refs.bib"]

@@ -1,0 +1,3 @@
+project = "unknown"
+extensions = ["sphinx_refbook"]
+refbook_bibfiles = ["refs.bib"]

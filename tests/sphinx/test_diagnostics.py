@@ -1,0 +1,142 @@
+"""Bad input: unknown keys and bibliography problems, their exact warnings, suppression,
+``-W``, strict mode, and configuration errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from sphinx.errors import ConfigError, SphinxError
+
+from sphinx_refbook.report import RefbookStrictError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from tests.sphinx.conftest import Built
+
+
+def expected_warnings(src: Path) -> list[str]:
+    return [
+        (f"{src}/refs.bib:8: WARNING: duplicate key `knuth1984`: already defined on line 1; this "
+         "entry is ignored (rename one of them, or delete this copy if it is the same work (the "
+         f"first is at {src}/refs.bib:1)) [refbook.duplicate-key]"),
+        (f"{src}/index.rst:6: WARNING: citation key 'knuht1984' is not in any bibliography file "
+         "(did you mean 'knuth1984'? Otherwise add the entry to a .bib file.) [refbook.unknown-key]"),
+        (f"{src}/index.rst:6: WARNING: citation key 'nosuchkey' is not in any bibliography file "
+         "(add an entry with this key to a .bib file, or fix the key) [refbook.unknown-key]"),
+    ]
+
+
+def test_unknown_keys_marker_and_warnings(copy_root: Callable[[str], Path],
+                                          build: Callable[..., Built]) -> None:
+    src = copy_root("unknown")
+    b = build(src, "text")
+    assert b.warnings.splitlines() == expected_warnings(src)
+    text = b.read("index.txt")
+    assert "Bad (**knuht1984?**) and (**nosuchkey?**)." in text
+    html = build(src, "html", freshenv=True).read("index.html")
+    assert '<span class="refbook-unknown"><strong>knuht1984?</strong></span>' in html
+
+
+def test_suppress_warnings_by_code(copy_root: Callable[[str], Path],
+                                   build: Callable[..., Built]) -> None:
+    src = copy_root("unknown")
+    b = build(src, "text", confoverrides={"suppress_warnings": ["refbook.unknown-key"]})
+    assert b.warnings.splitlines() == expected_warnings(src)[:1]
+
+
+def test_warning_is_error_fails(copy_root: Callable[[str], Path], tmp_path: Path) -> None:
+    from sphinx.cmd.build import build_main
+
+    src = copy_root("unknown")
+    assert build_main(["-q", "-W", "-b", "text", str(src), str(tmp_path / "out")]) == 1
+    clean = copy_root("roles")
+    assert build_main(["-q", "-W", "-b", "text", str(clean), str(tmp_path / "out2")]) == 0
+
+
+def test_strict_fails_the_command_line_build(copy_root: Callable[[str], Path],
+                                             tmp_path: Path) -> None:
+    from sphinx.cmd.build import build_main
+
+    src = copy_root("unknown")
+    args = ["-q", "-D", "refbook_strict=1", "-b", "text", str(src), str(tmp_path / "out")]
+    assert build_main(args) == 2
+
+
+def test_strict_lists_every_problem_without_w(copy_root: Callable[[str], Path],
+                                              make_app: Callable[..., object]) -> None:
+    src = copy_root("unknown")
+    app = make_app("text", srcdir=src, confoverrides={"refbook_strict": True})
+    with pytest.raises(RefbookStrictError) as err:
+        app.build()  # type: ignore[attr-defined]
+    assert str(err.value) == (
+        "refbook_strict = True and the book has 3 problem(s):\n"
+        f"  {src}/refs.bib:8: duplicate key `knuth1984`: already defined on line 1; this entry is "
+        "ignored (rename one of them, or delete this copy if it is the same work (the first is at "
+        f"{src}/refs.bib:1)) [refbook.duplicate-key]\n"
+        f"  {src}/index.rst:6: citation key 'knuht1984' is not in any bibliography file (did you "
+        "mean 'knuth1984'? Otherwise add the entry to a .bib file.) [refbook.unknown-key]\n"
+        f"  {src}/index.rst:6: citation key 'nosuchkey' is not in any bibliography file (add an "
+        "entry with this key to a .bib file, or fix the key) [refbook.unknown-key]")
+
+
+def test_strict_passes_a_clean_book(copy_root: Callable[[str], Path],
+                                    build: Callable[..., Built]) -> None:
+    b = build(copy_root("roles"), "text", confoverrides={"refbook_strict": True})
+    assert b.warnings == ""
+
+
+def test_strict_respects_suppress_warnings(copy_root: Callable[[str], Path],
+                                           make_app: Callable[..., object]) -> None:
+    src = copy_root("unknown")
+    app = make_app("text", srcdir=src, confoverrides={
+        "refbook_strict": True, "suppress_warnings": ["refbook.unknown-key"]})
+    with pytest.raises(RefbookStrictError, match=r"has 1 problem\(s\)"):
+        app.build()  # type: ignore[attr-defined]
+
+
+def test_role_syntax_error(copy_root: Callable[[str], Path], build: Callable[..., Built]) -> None:
+    src = copy_root("roles")
+    (src / "index.rst").write_text(
+        "Roles\n=====\n\n.. toctree::\n\n   chapter\n   references\n\nBad :cite:p:`a b`.\n",
+        encoding="utf-8")
+    b = build(src, "text")
+    assert b.warnings == (f"{src}/index.rst:9: WARNING: malformed citation target list 'a b' "
+                          "(expected ',' at 'b') [refbook.citation-syntax]\n")
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("refbook_bibfiles = []", "refbook_bibfiles is empty: list the book's .bib files in conf.py"),
+    ("refbook_style = 'nope'", ("refbook_style = 'nope' is not an installed style; choose one "
+                                "of: chicago-author-date, numeric")),
+    ("refbook_strict = 'yes'", "refbook_strict must be a bool, not str ('yes')"),
+    ("bibtex_bibfiles = 'refs.bib'", "bibtex_bibfiles must be a list of .bib paths, not str"),
+])
+def test_config_errors(copy_root: Callable[[str], Path], make_app: Callable[..., object],
+                       line: str, message: str) -> None:
+    src = copy_root("roles")
+    with (src / "conf.py").open("a", encoding="utf-8") as f:
+        f.write(line + "\n")
+    with pytest.raises((ConfigError, SphinxError)) as err:
+        make_app("text", srcdir=src)
+    assert message in str(err.value)
+
+
+def test_bibtex_bibfiles_alias(copy_root: Callable[[str], Path],
+                               build: Callable[..., Built]) -> None:
+    src = copy_root("roles")
+    conf = (src / "conf.py").read_text(encoding="utf-8").replace("refbook_bibfiles", "bibtex_bibfiles")
+    (src / "conf.py").write_text(conf, encoding="utf-8")
+    b = build(src, "text")
+    assert b.warnings == ""
+    assert "Knuth, Donald E. 1984." in b.read("references.txt")
+
+
+def test_missing_bib_file(copy_root: Callable[[str], Path], build: Callable[..., Built]) -> None:
+    src = copy_root("roles")
+    b = build(src, "text", confoverrides={"refbook_bibfiles": ["refs.bib", "missing.bib"]})
+    assert b.warnings == (f"WARNING: bibliography file not found: {src}/missing.bib (check "
+                          "refbook_bibfiles in conf.py: paths are relative to the source folder "
+                          f"{src}) [refbook.file]\n")

@@ -1,0 +1,87 @@
+"""Never stale: after a .bib edit or a citation edit, an incremental build re-writes every page
+whose citations or lists changed — and only those."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from tests.sphinx.conftest import Built
+
+PAGES = ("index", "one", "two", "all", "filtered", "references")
+
+
+def _mtimes(b: Built) -> dict[str, int]:
+    return {p: (b.outdir / f"{p}.txt").stat().st_mtime_ns for p in PAGES}
+
+
+def _flat(b: Built, page: str) -> str:
+    return " ".join(b.read(f"{page}.txt").split())
+
+
+def test_bib_year_change_rewrites_every_citing_page(copy_root: Callable[[str], Path],
+                                                    build: Callable[..., Built]) -> None:
+    src = copy_root("modes")
+    first = build(src, "text")
+    before = _mtimes(first)
+    assert "Cites (Knuth 1984)" in _flat(first, "one")
+    bib = src / "refs.bib"
+    bib.write_text(bib.read_text(encoding="utf-8").replace("year = {1984}", "year = {1985}"),
+                   encoding="utf-8")
+    second = build(src, "text")
+    assert second.warnings == ""
+    after = _mtimes(second)
+    rewritten = {p for p in PAGES if after[p] != before[p]}
+    # index holds the toctree of the updated pages: Sphinx itself re-writes it
+    assert rewritten == {"index", "one", "all", "references"}
+    for page in ("one", "all", "references"):
+        text = _flat(second, page)
+        assert "1985" in text
+        assert "1984" not in text
+    assert "Cites (Knuth 1985)" in _flat(second, "one")
+
+
+def test_adding_and_removing_a_citation(copy_root: Callable[[str], Path],
+                                        build: Callable[..., Built]) -> None:
+    src = copy_root("modes")
+    build(src, "text")
+    two = src / "two.rst"
+    two.write_text(two.read_text(encoding="utf-8").replace(
+        "Cites :cite:p:`smith2020a`.", "Cites :cite:p:`smith2020a` and :cite:p:`vanderberg2020`."),
+        encoding="utf-8")
+    second = build(src, "text")
+    assert "Berg, Anna van der, and Carl Jones. 2020." in _flat(second, "references")
+    assert "Cited in: Two" in _flat(second, "all").split("Not cited")[0].split("Knuth")[0]
+    assert "Berg" not in _flat(second, "all").split("Not cited")[1]
+    one = src / "one.rst"
+    one.write_text(one.read_text(encoding="utf-8").replace(
+        "Cites :cite:p:`knuth1984` and ", "Cites "), encoding="utf-8")
+    third = build(src, "text")
+    assert "Knuth" not in _flat(third, "references")
+    assert "Knuth" in _flat(third, "all").split("Not cited")[1]
+    assert third.warnings == ""
+
+
+def test_noop_rebuild_writes_nothing(copy_root: Callable[[str], Path],
+                                     build: Callable[..., Built]) -> None:
+    src = copy_root("modes")
+    before = _mtimes(build(src, "text"))
+    assert _mtimes(build(src, "text")) == before
+
+
+def test_removing_a_key_from_the_bib_warns_on_the_unchanged_page(
+        copy_root: Callable[[str], Path], build: Callable[..., Built]) -> None:
+    src = copy_root("modes")
+    build(src, "text")
+    bib = src / "refs.bib"
+    bib.write_text(bib.read_text(encoding="utf-8").replace("@book{knuth1984,", "@book{knuth1984x,"),
+                   encoding="utf-8")
+    second = build(src, "text")
+    assert second.warnings == (
+        f"{src}/one.rst:4: WARNING: citation key 'knuth1984' is not in any bibliography file "
+        "(did you mean 'knuth1984x'? Otherwise add the entry to a .bib file.) "
+        "[refbook.unknown-key]\n")
+    assert "Cites (**knuth1984?**)" in _flat(second, "one")
