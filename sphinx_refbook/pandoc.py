@@ -9,6 +9,7 @@ Literal text (inline code, code blocks, raw, math), link texts and titles are ne
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -19,8 +20,11 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util import get_filetype
 
 from refbook.syntax import find_citations
+from sphinx_refbook.book import ListSpec
 from sphinx_refbook.config import settings
-from sphinx_refbook.nodes import citation_node
+from sphinx_refbook.nodes import bibliography_node, citation_node
+
+_MARKER = re.compile(r"^<!--\s*refbook:bibliography(?:\s+(page|all))?\s*-->$")
 
 _SKIP = (nodes.FixedTextElement, nodes.literal, nodes.raw, nodes.comment, nodes.reference,
          nodes.target, nodes.title, nodes.subtitle, nodes.math, nodes.math_block,
@@ -51,9 +55,22 @@ class PandocCitations(SphinxTransform):
             return
         if filetype == "restructuredtext":
             return
+        self._markers(docname)
         for parent in list(self.document.findall(nodes.TextElement)):
             if "@" in parent.astext() and not _skipped(parent):
                 self._scan(parent, docname)
+
+    def _markers(self, docname: str) -> None:
+        """The MkDocs plugin's list markers (``<!-- refbook:bibliography [page|all] -->``) work
+        here too, so one Markdown page places its list in both hosts."""
+        for raw in list(self.document.findall(nodes.raw)):
+            m = _MARKER.match(raw.astext().strip())
+            if m is None or "html" not in raw.get("format", "").split():
+                continue
+            scope = {"": "book", "page": "page", "all": "all"}[m.group(1) or ""]
+            node = bibliography_node("", spec=ListSpec(docname, 0, scope, "", raw.line or 0))
+            node.source, node.line = raw.source, raw.line
+            raw.replace_self(node)
 
     def _scan(self, parent: nodes.TextElement, docname: str) -> None:
         base = parent.line or _line_of(parent)
