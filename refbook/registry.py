@@ -119,11 +119,13 @@ class Registry:
         return list(seen)
 
     def resolve(self, bibliography: Bibliography, items: Mapping[str, Item], style_name: str, *,
-                order: Sequence[str] | None = None, nocite: Sequence[str] = ()) -> Resolution:
+                order: Sequence[str] | None = None, nocite: Sequence[str] = (),
+                memo_dir: str | None = None) -> Resolution:
         """Format every citation and the list, book-wide.
 
         ``items`` maps keys to CSL items (``refbook.bibtex_csl.items_for``). ``nocite`` adds keys
-        to the list without a citation (``*`` adds every entry).
+        to the list without a citation (``*`` adds every entry). ``memo_dir`` (a host's cache
+        folder) keeps formatting results across processes.
         """
         style = get_style(style_name)
         sites = self.sites(order)
@@ -134,7 +136,7 @@ class Registry:
         else:
             listed += [k for k in nocite if k not in cited]
         known = [k for k in listed if k in items]
-        processor: Processor = style.processor([items[k] for k in known])
+        processor: Processor = style.processor([items[k] for k in known], memo_dir=memo_dir)
         numbers = {k: i for i, k in enumerate(known, start=1)}
         diagnostics: list[Diagnostic] = []
         citations: dict[tuple[str, int], Inlines] = {}
@@ -155,6 +157,8 @@ class Registry:
                 diagnostics.append(Diagnostic(Code.UNKNOWN_KEY, f"nocite key {k!r} is not in any bibliography file",
                                               None, hint=_unknown_hint(k, items), key=k))
         entries = tuple(processor.bibliography())
+        if memo_dir is not None:
+            style.save_memo(memo_dir)
         return Resolution(citations, entries, {k: tuple(v) for k, v in backlinks.items()},
                           tuple(diagnostics), numbers)
 

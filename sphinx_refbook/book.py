@@ -190,7 +190,8 @@ def resolve_book(
         {k for keys in wanted.values() for k in keys} - cited_set - set(nocited))
     nocite_arg = ["*"] if everything else [*dict.fromkeys(nocited), *extra]
     items = LazyItems(bib)
-    res = registry.resolve(bib, items, style, order=doc_order, nocite=nocite_arg)
+    res = registry.resolve(bib, items, style, order=doc_order, nocite=nocite_arg,
+                           memo_dir=cache_dir)
     entries = dict(res.entries)
     listed = {spec.ident: tuple(k for k, _ in res.entries if k in wanted[spec.ident])
               for spec in all_specs}
