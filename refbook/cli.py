@@ -1,7 +1,10 @@
-"""The ``refbook`` command line: ``render`` a reference list, ``cite`` one citation.
+"""The ``refbook`` command line: ``check`` bibliographies and citations, ``render`` a reference
+list, ``cite`` one citation.
 
-Exit codes: 0 success, 1 a bibliography problem stopped the work (unreadable file, unknown key),
-2 bad usage. Diagnostics go to stderr as ``file:line: severity: message [refbook.code]``.
+Exit codes: 0 success, 1 a bibliography problem stopped the work (unreadable file, unknown key;
+for ``check``: errors, or with ``--strict`` warnings, remain), 2 bad usage. ``render`` and
+``cite`` print diagnostics to stderr as ``file:line: severity: message [refbook.code]``;
+``check`` prints them to stdout in the chosen format.
 """
 
 from __future__ import annotations
@@ -48,6 +51,10 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("citation", metavar="CITATION", help="e.g. '[see @key, p. 3; @other]'")
     c.add_argument("--style", default="chicago-author-date", help=f"one of: {', '.join(styles)}")
     c.add_argument("--format", choices=sorted(RENDERERS), default="text")
+
+    from refbook.validate.command import add_check_parser
+
+    add_check_parser(sub)
     return p
 
 
@@ -73,6 +80,10 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    if args.command == "check":
+        from refbook.validate.command import run_check
+
+        return run_check(args, parser)
     try:
         get_style(args.style)
     except UnknownStyleError as exc:

@@ -21,29 +21,96 @@ class Severity(Enum):
 
 
 class Code(Enum):
-    """Diagnostic codes. Value: (name, default severity, description)."""
+    """Diagnostic codes. Value: (name, default severity, description, family)."""
 
-    SYNTAX = ("syntax", Severity.ERROR, "The .bib file has text that is not valid BibTeX; the entry it belongs to is skipped, every other entry is kept.")
-    ENCODING = ("encoding", Severity.ERROR, "The file is not valid UTF-8; it was decoded as Latin-1 instead.")
-    FILE = ("file", Severity.ERROR, "A bibliography file cannot be read (missing, a directory, no permission).")
-    DUPLICATE_KEY = ("duplicate-key", Severity.ERROR, "Two entries share one citation key; the first one is kept.")
-    DUPLICATE_FIELD = ("duplicate-field", Severity.ERROR, "An entry sets the same field twice; the first value is kept.")
-    UNDEFINED_STRING = ("undefined-string", Severity.ERROR, "A field uses an @string macro that is never defined; the macro name is kept as text.")
-    CROSSREF_MISSING = ("crossref-missing", Severity.ERROR, "An entry's crossref (or xdata) names a key that does not exist.")
-    CROSSREF_CYCLE = ("crossref-cycle", Severity.ERROR, "Entries inherit from each other in a loop through crossref or xdata; the link that closes the loop is ignored.")
-    BAD_NAME = ("bad-name", Severity.WARNING, "A name list has a part that BibTeX cannot split (too many commas, an empty name).")
-    UNKNOWN_STYLE = ("unknown-style", Severity.ERROR, "The configured style is not installed.")
-    UNKNOWN_KEY = ("unknown-key", Severity.ERROR, "A citation names a key that is in no bibliography file.")
-    CITATION_SYNTAX = ("citation-syntax", Severity.ERROR, "A citation cannot be parsed.")
+    SYNTAX = ("syntax", Severity.ERROR, "The .bib file has text that is not valid BibTeX; the entry it belongs to is skipped, every other entry is kept.", "syntax")
+    ENCODING = ("encoding", Severity.ERROR, "The file is not valid UTF-8; it was decoded as Latin-1 instead.", "syntax")
+    FILE = ("file", Severity.ERROR, "A bibliography file cannot be read (missing, a directory, no permission).", "syntax")
+    DUPLICATE_KEY = ("duplicate-key", Severity.ERROR, "Two entries share one citation key; the first one is kept.", "keys")
+    DUPLICATE_FIELD = ("duplicate-field", Severity.ERROR, "An entry sets the same field twice; the first value is kept.", "syntax")
+    UNDEFINED_STRING = ("undefined-string", Severity.ERROR, "A field uses an @string macro that is never defined; the macro name is kept as text.", "syntax")
+    CROSSREF_MISSING = ("crossref-missing", Severity.ERROR, "An entry's crossref (or xdata) names a key that does not exist.", "crossref")
+    CROSSREF_CYCLE = ("crossref-cycle", Severity.ERROR, "Entries inherit from each other in a loop through crossref or xdata; the link that closes the loop is ignored.", "crossref")
+    BAD_NAME = ("bad-name", Severity.WARNING, "A name list has a part that BibTeX cannot split (too many commas, an empty name).", "names")
+    UNKNOWN_STYLE = ("unknown-style", Severity.ERROR, "The configured style is not installed.", "config")
+    UNKNOWN_KEY = ("unknown-key", Severity.ERROR, "A citation names a key that is in no bibliography file.", "citations")
+    CITATION_SYNTAX = ("citation-syntax", Severity.ERROR, "A citation cannot be parsed.", "citations")
+    # keys
+    DUPLICATE_KEY_CASE = ("duplicate-key-case", Severity.ERROR, 'Two keys differ only in letter case; BibTeX treats them as the same key and most tools keep only one.', "keys")
+    DUPLICATE_WORK = ("duplicate-work", Severity.ERROR, 'The same work is in the bibliography under several keys (same DOI, same URL, same arXiv id, or the same normalized title with the same first author or year); the reference list would show it twice.', "keys")
+    SHARED_URL = ("shared-url", Severity.WARNING, 'Two entries with different titles have the same URL; at least one of them links to the wrong page.', "keys")
+    # types
+    UNKNOWN_TYPE = ("unknown-type", Severity.ERROR, 'The entry type is neither a BibTeX nor a BibLaTeX type; styles render it as a generic entry or drop it.', "types")
+    MISSING_FIELD = ("missing-field", Severity.WARNING, 'A field the entry type requires (BibLaTeX data model, BibTeX names accepted) is missing.', "types")
+    UNKNOWN_FIELD = ("unknown-field", Severity.WARNING, 'A field is not a BibTeX/BibLaTeX field nor a known tool field (timestamp, biburl, file …); it is probably misspelled and is ignored by every style.', "types")
+    FIELD_TYPE = ("field-type", Severity.WARNING, "A field does not belong to the entry type (journal in @misc, booktitle in @article); styles ignore it, so the venue is lost.", "types")
+    JOURNAL_VENUE = ("journal-venue", Severity.WARNING, "An @article's journal names a conference, symposium or workshop; the work is a conference paper (@inproceedings with booktitle).", "types")
+    EMPTY_FIELD = ("empty-field", Severity.WARNING, 'A field has an empty value; styles print nothing or an empty element for it.', "types")
+    # dates
+    YEAR_EMPTY = ("year-empty", Severity.ERROR, 'The year field is present but empty; the reference list shows an empty date instead of n.d.', "dates")
+    YEAR_INVALID = ("year-invalid", Severity.ERROR, 'The year is not a four-digit year.', "dates")
+    YEAR_RANGE = ("year-range", Severity.WARNING, "The year field holds a range; a range belongs in date (BibLaTeX 'YYYY/YYYY').", "dates")
+    YEAR_IN_TITLE = ("year-in-title", Severity.WARNING, 'A year was pasted at the end of the title (Google Scholar exports do this for preprints).', "dates")
+    DATE_INVALID = ("date-invalid", Severity.ERROR, 'The date field is not an ISO 8601 date or range (YYYY, YYYY-MM, YYYY-MM-DD, start/end).', "dates")
+    DATE_YEAR_MISMATCH = ("date-year-mismatch", Severity.WARNING, 'The date and year fields name different years; styles use one or the other.', "dates")
+    YEAR_BEFORE_ARXIV = ("year-before-arxiv", Severity.WARNING, "The year is earlier than the year encoded in the entry's arXiv identifier, which cannot be.", "dates")
+    # identifiers
+    DOI_PREFIX = ("doi-prefix", Severity.ERROR, 'The doi field holds a resolver prefix (https://doi.org/, doi:); styles add it again, so the link breaks. Fixable.', "identifiers")
+    DOI_SYNTAX = ("doi-syntax", Severity.ERROR, "The doi field is not a DOI ('10.' + registrant code + '/' + suffix, no spaces).", "identifiers")
+    URL_SCHEME_DUPLICATED = ("url-scheme-duplicated", Severity.ERROR, 'A URL starts with its scheme twice (https://https://…); the link is broken. Fixable.', "identifiers")
+    URL_SPACE = ("url-space", Severity.ERROR, 'A URL contains a space; the link is cut at the space.', "identifiers")
+    URL_MULTIPLE = ("url-multiple", Severity.ERROR, 'A url field holds several URLs; it must hold one.', "identifiers")
+    URL_MALFORMED = ("url-malformed", Severity.ERROR, 'The url field is not an absolute URL with a scheme and a host.', "identifiers")
+    URL_SCHEME = ("url-scheme", Severity.WARNING, "A URL uses a scheme other than http or https (ftp:, file:, javascript: …); readers' browsers may not open it, and some are unsafe.", "identifiers")
+    URL_IN_FIELD = ("url-in-field", Severity.WARNING, 'A URL is written in a field meant for a name (howpublished, journal, booktitle, note without url …); styles print it where the venue or site name goes, and the entry lacks its own url field.', "identifiers")
+    DOI_URL_MISMATCH = ("doi-url-mismatch", Severity.WARNING, "The url is a doi.org link to a different DOI than the doi field; one of them belongs to another work.", "identifiers")
+    URLDATE_WITHOUT_URL = ("urldate-without-url", Severity.WARNING, "The entry has an access date (urldate) but no url; styles print nothing for it.", "identifiers")
+    ISBN_CHECKSUM = ("isbn-invalid", Severity.WARNING, 'The isbn is not a valid ISBN-10 or ISBN-13 (wrong length or check digit).', "identifiers")
+    ISSN_CHECKSUM = ("issn-invalid", Severity.WARNING, 'The issn is not a valid ISSN (NNNN-NNNC with the right check digit).', "identifiers")
+    ARXIV_ID = ("arxiv-id", Severity.WARNING, 'An arXiv identifier is malformed (new style YYMM.NNNNN, old style archive/YYMMNNN).', "identifiers")
+    # names
+    OTHERS_NOT_LAST = ("others-not-last", Severity.ERROR, "'and others' is not the last name of the list; BibTeX and styles treat the names after it as lost.", "names")
+    CORPORATE_AUTHOR = ("corporate-author", Severity.WARNING, "An organisation's name is not wrapped in braces, so it is split into given and family names ('Cloud, Google') and abbreviated ('G. Cloud').", "names")
+    NAME_PUNCTUATION = ("name-punctuation", Severity.WARNING, "A person's name is punctuated wrongly: quotes, initials run together ('OA' for 'O. A.'), two people joined by a comma instead of 'and', a given name before the comma.", "names")
+    ORGANISATION_VARIANTS = ("organisation-variants", Severity.WARNING, 'One organisation is spelled several ways across the bibliography; the reference list sorts and groups them as different authors.', "names")
+    # titles
+    TITLE_CASE = ("title-case", Severity.WARNING, 'A word with capitals inside it (an acronym like GPU or a name like PagedAttention) is not in braces; styles that change case (sentence case: APA, BibTeX styles) will lowercase it.', "titles")
+    TITLE_LOST_CASE = ("title-lost-case", Severity.WARNING, "The title was lowercased by an exporter (Google Scholar): a well-known acronym is written in lower case ('llms', 'gpus').", "titles")
+    TITLE_MEDIUM = ("title-medium", Severity.WARNING, 'The title holds a medium or format in brackets ([Dataset], [Online], [Google Colab Notebook]); it belongs in howpublished or type.', "titles")
+    TITLE_QUOTES = ("title-quotes", Severity.WARNING, "The title uses straight double quotes; LaTeX prints them as two closing quotes. Use \\enquote{…} or TeX quotes (two backquotes, two apostrophes).", "titles")
+    TITLE_NBSP = ("title-nbsp", Severity.INFO, 'The title holds a non-breaking space (~ or U+00A0) pasted from a typeset source; it prevents line breaks in the reference list.', "titles")
+    # values
+    PAGES_DASH = ("pages-dash", Severity.WARNING, "A page range uses a single hyphen or an en dash; BibTeX expects '--'. Fixable.", "values")
+    PAGES_REVERSED = ("pages-reversed", Severity.ERROR, 'A page range ends before it starts.', "values")
+    MONTH_INVALID = ("month-invalid", Severity.ERROR, 'The month is not a month (a number 1-12, an English month name, or a month macro).', "values")
+    MONTH_BRACED = ("month-braced", Severity.WARNING, "The month is a three-letter macro name written in braces or quotes, so it is printed as 'jan' instead of the month name. Fixable.", "values")
+    VOLUME_INVALID = ("volume-invalid", Severity.WARNING, 'The volume is not a number (or a roman numeral or a number with a letter).', "values")
+    # citations
+    CITE_CASE = ("cite-case", Severity.ERROR, 'A citation names a key that exists only with different letter case; keys are case-sensitive.', "citations")
+    UNUSED_ENTRY = ("unused-entry", Severity.WARNING, 'An entry is never cited in the scanned documents.', "citations")
 
-    def __init__(self, slug: str, severity: Severity, doc: str) -> None:
+    def __init__(self, slug: str, severity: Severity, doc: str, family: str) -> None:
         self.slug = slug
         self.default_severity = severity
         self.doc = doc
+        self.family = family
+
+    @classmethod
+    def from_slug(cls, text: str) -> Code | None:
+        """The code named ``slug`` or ``refbook.slug`` (case-insensitive), or None."""
+        name = text.strip().lower().removeprefix("refbook.")
+        return _BY_SLUG.get(name)
 
     @property
     def qualified(self) -> str:
         return f"refbook.{self.slug}"
+
+
+_BY_SLUG: dict[str, Code] = {c.slug: c for c in Code}
+# Families in the order the catalogue documents them.
+FAMILIES: tuple[str, ...] = ("syntax", "keys", "crossref", "types", "dates", "identifiers", "names",
+                             "titles", "values", "citations", "config")
+assert {c.family for c in Code} <= set(FAMILIES)
 
 
 @dataclass(frozen=True, slots=True)

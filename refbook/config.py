@@ -1,0 +1,135 @@
+"""Validation options: one frozen :class:`Config`, the single source for every host.
+
+Where it sits: hosts (Sphinx ``conf.py``, MkDocs ``mkdocs.yml``, the ``refbook check`` command
+line) turn their options into a ``Config`` with :meth:`Config.from_mapping`;
+``refbook.validate`` applies it to every diagnostic (rule diagnostics and the reader's).
+
+A code is named by its slug (``doi-prefix``), its qualified name (``refbook.doi-prefix``), its
+family (``identifiers``) or ``ALL``, as in ruff's ``select``/``ignore``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from refbook.diagnostics import FAMILIES, Code, Severity
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+__all__ = ["Config", "ConfigError", "expand_selector"]
+
+
+class ConfigError(ValueError):
+    """An option value that names no code, family or severity."""
+
+
+@lru_cache(maxsize=1024)
+def expand_selector(name: str) -> frozenset[Code]:
+    """The codes a selector names: a slug, ``refbook.<slug>``, a family, or ``ALL``."""
+    text = name.strip()
+    if text.upper() == "ALL":
+        return frozenset(Code)
+    code = Code.from_slug(text)
+    if code is not None:
+        return frozenset({code})
+    family = text.lower().removeprefix("refbook.")
+    if family in FAMILIES:
+        return frozenset(c for c in Code if c.family == family)
+    raise ConfigError(f"{name!r} is not a refbook diagnostic code or family "
+                      f"(families: {', '.join(FAMILIES)}; run 'refbook check --list-rules')")
+
+
+def _codes(names: Iterable[str]) -> frozenset[Code]:
+    return _codes_of(tuple(names))
+
+
+@lru_cache(maxsize=1024)
+def _codes_of(names: tuple[str, ...]) -> frozenset[Code]:
+    out: set[Code] = set()
+    for n in names:
+        out |= expand_selector(n)
+    return frozenset(out)
+
+
+def _split(value: str | Iterable[str]) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = value.replace(";", ",").split(",")
+    return tuple(v.strip() for v in value if v.strip())
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Validation options (all optional; the default reports every rule at its own severity).
+
+    ``select``: only these codes/families are reported (empty = all). ``ignore``: these are never
+    reported. ``severity``: ``(code, "error"|"warning"|"info"|"off")`` pairs overriding a code's
+    default. ``per_entry_ignore``: ``(entry key, codes)`` pairs, the config-side twin of an
+    entry's ``refbook-ignore = {code, …}`` field. ``extra_fields``: field names accepted besides
+    the BibTeX/BibLaTeX and tool fields. ``strict``: warnings fail like errors.
+    """
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity: tuple[tuple[str, str], ...] = ()
+    per_entry_ignore: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    extra_fields: tuple[str, ...] = ()
+    strict: bool = False
+
+    def __post_init__(self) -> None:
+        # Validate eagerly so that a typo in conf.py / mkdocs.yml fails at startup, not silently.
+        _codes(self.select)
+        _codes(self.ignore)
+        for name, level in self.severity:
+            expand_selector(name)
+            if level not in ("error", "warning", "info", "off"):
+                raise ConfigError(f"severity of {name!r} is {level!r}; use error, warning, info or off")
+        for _, codes in self.per_entry_ignore:
+            _codes(codes)
+
+    @classmethod
+    def from_mapping(cls, options: Mapping[str, Any]) -> Config:
+        """Build from host options (lists or comma-separated strings; ``severity`` a mapping)."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise ConfigError(f"unknown validation option(s): {', '.join(unknown)} "
+                              f"(known: {', '.join(sorted(known))})")
+        sev = options.get("severity") or {}
+        per = options.get("per_entry_ignore") or {}
+        return cls(
+            select=_split(options.get("select") or ()),
+            ignore=_split(options.get("ignore") or ()),
+            severity=tuple((str(k), str(v).lower()) for k, v in dict(sev).items()),
+            per_entry_ignore=tuple((str(k), _split(v)) for k, v in dict(per).items()),
+            extra_fields=tuple(f.lower() for f in _split(options.get("extra_fields") or ())),
+            strict=bool(options.get("strict", False)),
+        )
+
+    def enabled(self, code: Code) -> bool:
+        """Whether ``code`` is reported at all (select, ignore, severity ``off``)."""
+        if self.select and code not in _codes(self.select):
+            return False
+        if code in _codes(self.ignore):
+            return False
+        return self.severity_of(code) is not None
+
+    def severity_of(self, code: Code) -> Severity | None:
+        """The configured severity of ``code`` (None = off); the last matching pair wins."""
+        level: str | None = None
+        for name, value in self.severity:
+            if code in expand_selector(name):
+                level = value
+        if level is None:
+            return code.default_severity
+        return None if level == "off" else Severity(level)
+
+    def ignored_for(self, key: str) -> frozenset[Code]:
+        """Codes suppressed for the entry ``key`` by the config mapping."""
+        out: set[Code] = set()
+        for k, codes in self.per_entry_ignore:
+            if k == key:
+                out |= _codes(codes)
+        return frozenset(out)

@@ -1,0 +1,150 @@
+"""Rules for citations: unknown keys, keys cited with different case, entries never cited.
+
+Where it sits: beside the registry. ``refbook check --docs`` scans Markdown/MyST/reST sources
+with :func:`scan_document` (citations in code are skipped, as the hosts skip them) and checks
+the keys against the bibliography with :func:`check_citations`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from refbook.diagnostics import Code, Diagnostic
+from refbook.models import Location
+from refbook.syntax import find_citations
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from refbook.models import Bibliography
+
+__all__ = ["DOC_SUFFIXES", "check_citations", "find_documents", "scan_document", "scan_text"]
+
+DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt")
+# Sphinx roles (reST ``:cite:p:`a,b```, MyST ``{cite:p}`a,b```) as sphinxcontrib-bibtex has them.
+RST_ROLE = re.compile(r":cite(?::[a-z]+)?:`([^`]*)`")
+MYST_ROLE = re.compile(r"\{cite(?::[a-z]+)?\}`([^`]*)`")
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+RST_LITERAL = re.compile(r"^\s*\.\. (?:code-block|code|sourcecode|literalinclude)::|::\s*$")
+
+
+def _role_keys(text: str) -> list[str]:
+    text = re.sub(r"\{[^{}]*\}", "", text)  # {pre}key{post}
+    return [k.strip() for k in text.split(",") if k.strip()]
+
+
+def _blank(match: re.Match[str]) -> str:
+    return re.sub(r"[^\n]", " ", match.group(0))
+
+
+def _markdown_prose(text: str) -> str:
+    """``text`` with fenced code blocks and inline code blanked out (lines kept)."""
+    out: list[str] = []
+    fence = ""
+    for line in text.split("\n"):
+        m = FENCE.match(line)
+        if fence:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = ""
+            out.append("")
+            continue
+        if m:
+            fence = m.group(1)
+            out.append("")
+            continue
+        out.append(line)
+    prose = "\n".join(out)
+    return re.sub(r"(`+)(?!`).+?(?<!`)\1(?!`)", _blank, prose, flags=re.DOTALL)
+
+
+def _rst_prose(text: str) -> str:
+    """reST ``text`` with literal blocks (``::`` and code directives) blanked out."""
+    out: list[str] = []
+    literal_indent = -1
+    for line in text.split("\n"):
+        indent = len(line) - len(line.lstrip())
+        if literal_indent >= 0:
+            if not line.strip() or indent > literal_indent:
+                out.append("")
+                continue
+            literal_indent = -1
+        if RST_LITERAL.search(line):
+            literal_indent = indent
+        out.append(line)
+    return "\n".join(out)
+
+
+def scan_text(text: str, document: str, *, rst: bool = False) -> list[tuple[str, Location]]:
+    """Every cited key of one document with its ``document:line``, in order."""
+    found: list[tuple[str, Location]] = []
+
+    def line_of(pos: int) -> int:
+        return text.count("\n", 0, pos) + 1
+
+    if rst:
+        for m in RST_ROLE.finditer(_rst_prose(text)):
+            found.extend((k, Location(document, line_of(m.start()))) for k in _role_keys(m.group(1)))
+        return found
+    for m in MYST_ROLE.finditer(text):
+        found.extend((k, Location(document, line_of(m.start()))) for k in _role_keys(m.group(1)))
+    prose = _markdown_prose(MYST_ROLE.sub(_blank, text))
+    for c in find_citations(prose):
+        found.extend((k, Location(document, c.line)) for k in c.keys)
+    found.sort(key=lambda kl: kl[1].line)
+    return found
+
+
+def scan_document(path: Path, name: str | None = None) -> list[tuple[str, Location]]:
+    """The cited keys of a .md/.rst/.txt file (unreadable files cite nothing)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    return scan_text(text, name or str(path), rst=path.suffix.lower() == ".rst")
+
+
+def find_documents(paths: Iterable[Path]) -> list[Path]:
+    """The documentation sources under ``paths`` (files as given, directories recursively)."""
+    docs: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            docs.extend(sorted(q for q in p.rglob("*") if q.is_file()
+                               and q.suffix.lower() in DOC_SUFFIXES
+                               and not any(part.startswith(".") for part in q.parts)))
+        else:
+            docs.append(p)
+    return docs
+
+
+def check_citations(bib: Bibliography, cited: Sequence[tuple[str, Location]]) -> list[Diagnostic]:
+    """Unknown and case-mismatched keys at their citation; unused entries at their entry."""
+    out: list[Diagnostic] = []
+    keys = bib.keys()  # a Bibliography iterates entries, not keys
+    lower = {k.lower(): k for k in keys}
+    used: set[str] = set()
+    for key, where in cited:
+        if key in bib:
+            used.add(key)
+            continue
+        right = lower.get(key.lower())
+        if right is not None:
+            used.add(right)
+            out.append(Diagnostic(Code.CITE_CASE, f"citation key {key!r} is not in any "
+                                  f"bibliography file; {right!r} is (keys are case-sensitive)",
+                                  where, f"write @{right}", key))
+            continue
+        close = difflib.get_close_matches(key, keys, n=1, cutoff=0.8)
+        hint = (f"did you mean {close[0]!r}?" if close else
+                "add an entry with this key to a .bib file, or fix the key")
+        out.append(Diagnostic(Code.UNKNOWN_KEY, f"citation key {key!r} is not in any "
+                              "bibliography file", where, hint, key))
+    for entry in bib:
+        if entry.key not in used:
+            out.append(Diagnostic(Code.UNUSED_ENTRY, f"entry {entry.key!r} is never cited in the "
+                                  "scanned documents", entry.location,
+                                  f"cite it (e.g. [@{entry.key}]) or remove it; to list it "
+                                  "without citing, add refbook-ignore = {unused-entry}", entry.key))
+    return out

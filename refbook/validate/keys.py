@@ -1,0 +1,160 @@
+"""Rules for keys and duplicates: keys differing only in case, one work under several keys, two
+works sharing one URL.
+
+Exact duplicate keys are reported by the reader (``refbook.duplicate-key``), which keeps the
+first entry; the rules here see the entries that were kept.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from refbook.diagnostics import Code, Diagnostic
+from refbook.latex import to_text
+from refbook.names import parse_names
+from refbook.validate.identifiers import arxiv_of, doi_of, url_key
+from refbook.validate.report import at
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from refbook.config import Config
+    from refbook.models import Bibliography, Entry, Field
+
+__all__ = ["check", "title_key"]
+
+
+def title_key(value: str) -> str:
+    """A title for comparison: plain text, no accents, case, punctuation or spaces."""
+    text = unicodedata.normalize("NFKD", to_text(value))
+    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
+    return re.sub(r"[\W_]+", "", text)
+
+
+def _first_author(entry: Entry) -> str:
+    value = entry.get("author") or entry.get("editor")
+    if not value.strip():
+        return ""
+    persons, _ = parse_names(value)
+    if not persons:
+        return ""
+    p = persons[0]
+    return title_key(p.literal or p.last)
+
+
+def check(bib: Bibliography, config: Config) -> Iterator[Diagnostic]:
+    yield from _case_keys(bib)
+    yield from _same_work(bib)
+
+
+def _case_keys(bib: Bibliography) -> Iterator[Diagnostic]:
+    first: dict[str, Entry] = {}
+    for entry in bib:
+        other = first.setdefault(entry.key.lower(), entry)
+        if other is not entry:
+            yield at(Code.DUPLICATE_KEY_CASE, entry, None,
+                     f"key {entry.key!r} differs from {other.key!r} ({other.location}) only in "
+                     "letter case; BibTeX treats them as one key",
+                     f"rename one of them (e.g. {entry.key}b), or merge them if they are the same "
+                     "work")
+
+
+def _same_work(bib: Bibliography) -> Iterator[Diagnostic]:
+    entries = list(bib)
+    order = {e.key: i for i, e in enumerate(entries)}
+    by_signal: dict[tuple[str, str], list[Entry]] = defaultdict(list)
+    urls: dict[str, list[Entry]] = defaultdict(list)
+    titles = {e.key: title_key(e.get("title")) for e in entries}
+    for e in entries:
+        doi = doi_of(e)
+        if doi:
+            by_signal[("doi", doi)].append(e)
+        ident, _ = arxiv_of(e)
+        if ident:
+            by_signal[("arxiv", ident)].append(e)
+        t = titles[e.key]
+        author = _first_author(e)
+        year = to_text(e.get("year")).strip()
+        if len(t) >= 4 and author:
+            by_signal[("title+author", f"{t}|{author}")].append(e)
+        if len(t) >= 5 and re.fullmatch(r"\d{4}", year):
+            by_signal[("title+year", f"{t}|{year}")].append(e)
+        url = to_text(e.get("url")).strip()
+        if url and " " not in url:
+            urls[url_key(url)].append(e)
+
+    # Each later entry of a signal group is linked to the group's first entry (a star, not all
+    # pairs: a Zotero export may hold hundreds of entries with one URL).
+    label = {"doi": "same DOI {}", "arxiv": "same arXiv id {}", "title+author":
+             "same title and first author", "title+year": "same title and year"}
+    partner: dict[str, str] = {}  # later key -> the earliest entry it matches
+    reasons: dict[str, list[str]] = defaultdict(list)  # later key -> why
+
+    def link(first: Entry, later: Entry, why: str) -> None:
+        best = partner.get(later.key)
+        if best is None or order[first.key] < order[best]:
+            partner[later.key] = first.key
+        reasons[later.key].append(why)
+
+    for (kind, value), group in by_signal.items():
+        for later in group[1:]:
+            link(group[0], later, label[kind].format(value))
+    shared: list[tuple[Entry, Entry]] = []
+    for group in urls.values():
+        for later in group[1:]:
+            first = group[0]
+            ratio = difflib.SequenceMatcher(None, titles[first.key], titles[later.key]).ratio()
+            if titles[first.key] and ratio >= 0.75:
+                link(first, later, f"same URL {to_text(later.get('url')).strip()}")
+            elif later.key not in partner:
+                shared.append((first, later))
+
+    parent: dict[str, str] = {}
+
+    def find(k: str) -> str:
+        while parent.get(k, k) != k:
+            k = parent[k]
+        return k
+
+    for kb, ka in partner.items():
+        ra, rb = find(ka), find(kb)
+        if ra != rb:
+            keep, drop = sorted((ra, rb), key=order.__getitem__)
+            parent[drop] = keep
+    for kb in sorted(partner, key=order.__getitem__):
+        ka = partner[kb]
+        keep = find(kb)
+        entry = bib[kb]
+        other = bib[ka]
+        why = list(dict.fromkeys(reasons[kb]))
+        also = f"; also {keep!r}" if keep not in (ka, kb) else ""
+        yield at(Code.DUPLICATE_WORK, entry, _signal_field(entry, why),
+                 f"{kb!r} is the same work as {ka!r} ({other.location}): {', '.join(why)}{also}",
+                 f"merge the two entries into {keep!r} (keep the most complete fields), delete "
+                 f"{kb!r} and cite {keep!r} instead; if they really are different works, add "
+                 "refbook-ignore = {duplicate-work} to one of them")
+    for a, b in shared:
+        if b.key in partner:
+            continue
+        yield at(Code.SHARED_URL, b, b.field("url"),
+                 f"{b.key!r} and {a.key!r} ({a.location}) have the same url "
+                 f"{to_text(b.get('url')).strip()!r} but different titles",
+                 "check which entry the page belongs to and give the other one its own url "
+                 "(or remove it)")
+
+
+def _signal_field(entry: Entry, why: list[str]) -> Field | None:
+    first = why[0] if why else ""
+    if first.startswith("same DOI"):
+        name = "doi" if entry.get("doi") else "url"
+    elif first.startswith("same arXiv"):
+        _, name = arxiv_of(entry)
+    elif first.startswith("same URL"):
+        name = "url"
+    else:
+        name = "title"
+    return entry.field(name)

@@ -1,0 +1,180 @@
+"""Rules for name lists (author, editor …): ``and others``, organisations, stray punctuation.
+
+Names are split with :func:`refbook.names.parse_names` (BibTeX's rules), so a rule sees exactly
+what a style will see: ``author = {Google Cloud}`` is the person Cloud, Google.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from refbook.diagnostics import Code
+from refbook.names import _split_and, parse_names
+from refbook.validate.report import at
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from refbook.config import Config
+    from refbook.diagnostics import Diagnostic
+    from refbook.models import Bibliography, Entry, Field, Person
+
+__all__ = ["NAME_FIELDS", "check"]
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+NAME_FIELDS = ("author", "editor", "translator", "bookauthor", "editora", "editorb", "editorc",
+               "annotator", "commentator", "holder", "afterword", "foreword", "introduction")
+CORPORATE_WORDS = frozenset(_words("""
+inc inc. incorporated corporation corp corp. llc ltd ltd. gmbh ag co. company team contributors
+developers labs lab laboratory laboratories foundation project group consortium institute
+university association organization organisation society committee council cloud research blog
+community workshop authors collaboration initiative agency department ministry office network
+systems technologies technology software services alliance partners
+"""))
+KNOWN_ORGS = frozenset(_words("""
+google nvidia microsoft openai meta amazon apple intel amd deepmind anthropic huggingface
+ibm oracle facebook alibaba baidu tencent bytedance mistral cohere github
+"""))
+PARTICLES = frozenset(_words("""
+de del della der di da das dos du la le van von ten ter den st. st san al el ben bin mac mc o
+"""))
+ROMAN = re.compile(r"^[IVX]+$")
+ORG_SUFFIX = re.compile(r"\b(inc|incorporated|corporation|corp|llc|ltd|co|company|gmbh|ag)\b\.?",
+                        re.IGNORECASE)
+
+
+def check(bib: Bibliography, config: Config) -> Iterator[Diagnostic]:
+    spellings: dict[str, list[tuple[str, Entry, Field]]] = defaultdict(list)
+    for entry in bib:
+        for f in entry.fields:
+            if f.name not in NAME_FIELDS or not f.value.strip():
+                continue
+            persons, problems = parse_names(f.value)
+            for problem in problems:
+                yield at(Code.BAD_NAME, entry, f, f"{f.name} of {entry.key!r}: {problem}",
+                         "write each name as 'Family, Given' (or 'Family, Jr, Given'), separate "
+                         "names with ' and ', and brace an organisation: {{World Health "
+                         "Organization}}")
+            raw = [p.strip() for p in _split_and(f.value)]
+            yield from _others(entry, f, persons)
+            for i, p in enumerate(persons):
+                written = raw[i] if len(raw) == len(persons) else _written(p)
+                if p.is_literal:
+                    spellings[_org_key(p.literal)].append((p.literal, entry, f))
+                    continue
+                if p.others:
+                    continue
+                org = _corporate(p, written)
+                if org:
+                    spellings[_org_key(org)].append((org, entry, f))
+                    yield at(Code.CORPORATE_AUTHOR, entry, f,
+                             f"{f.name} {written!r} looks like an organisation but is split as a "
+                             f"person (family {p.last!r}, given {p.first!r}), so styles print "
+                             f"{_as_person(p)!r}",
+                             f"wrap the whole name in a second pair of braces: {{{org}}} "
+                             f"(e.g. {f.name} = {{{{{org}}}}})")
+                    continue
+                yield from _punctuation(entry, f, p, written)
+    yield from _variants(spellings)
+
+
+def _written(p: Person) -> str:
+    return " ".join(x for x in (p.first, p.von, p.last, p.jr) if x)
+
+
+def _as_person(p: Person) -> str:
+    initials = " ".join(w[0] + "." for w in p.first.split() if w)
+    return f"{p.last}, {initials}" if initials else p.last
+
+
+def _corporate(p: Person, written: str) -> str:
+    """The organisation's name if this 'person' is one, else ''."""
+    words = _written(p).split()
+    if len(words) < 2 and not p.first:
+        return ""
+    lowered = [w.lower().strip(",") for w in words]
+    hit = (any(w in CORPORATE_WORDS for w in lowered)
+           or any(w in KNOWN_ORGS for w in lowered)
+           or ("," not in written and p.first and
+               any(len(w) >= 3 and w.isupper() and w.isalpha() and not ROMAN.match(w)
+                   for w in words)))
+    if not hit:
+        return ""
+    # "Last, First" written for an organisation: the words in reading order.
+    return " ".join(x for x in (p.first, p.von, p.last, p.jr) if x)
+
+
+def _others(entry: Entry, f: Field, persons: tuple[Person, ...]) -> Iterator[Diagnostic]:
+    for i, p in enumerate(persons[:-1]):
+        if p.others:
+            after = ", ".join(_written(q) for q in persons[i + 1:])
+            yield at(Code.OTHERS_NOT_LAST, entry, f,
+                     f"{f.name} has 'and others' before {after!r}; BibTeX and styles treat "
+                     "everything after it as lost",
+                     "move 'and others' to the end of the list (or list every name without it)")
+
+
+def _punctuation(entry: Entry, f: Field, p: Person, written: str) -> Iterator[Diagnostic]:
+    parts = (p.first, p.von, p.last, p.jr)
+    if any(q in x for x in parts for q in ('"', "“", "”", "''", "``")):
+        clean = re.sub(r"[\"“”]|''|``", "", written).strip()
+        yield at(Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {written!r} contains quotes",
+                 f"remove the quotes; a single handle or pseudonym goes in braces: {{{clean}}}")
+        return
+    run_together = [w for w in p.first.split() if 2 <= len(w) <= 3 and w.isalpha() and w.isupper()]
+    if run_together and p.last and not p.last.isupper():
+        dotted = " ".join(
+            " ".join(c + "." for c in w) if w in run_together else w for w in p.first.split())
+        yield at(Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {written!r} has initials run "
+                 f"together ({', '.join(run_together)}); BibTeX reads them as one given name",
+                 f"write {p.last}, {dotted}")
+        return
+    last_words = p.last.split()
+    if p.von or len(last_words) < 2 or "," not in written:
+        return
+    if last_words[0].lower() in PARTICLES or not all(w[:1].isupper() for w in last_words):
+        return
+    first_words = p.first.split()
+    if len(first_words) >= 2 and all(len(w) > 2 and w[0].isupper() and w[1:].islower()
+                                     for w in first_words + last_words):
+        yield at(Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {written!r} looks like two "
+                 "people joined by a comma (BibTeX reads it as one person: "
+                 f"family {p.last!r}, given {p.first!r})",
+                 f"separate people with 'and': {p.last} and {p.first}")
+    elif re.match(r"^[A-Z][a-z]+-[A-Z][a-z]+$", last_words[0]):
+        yield at(Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {written!r} has a given name "
+                 f"before the comma (BibTeX reads family {p.last!r}, given {p.first!r})",
+                 f"write 'Family, Given': {last_words[-1]}, {' '.join(last_words[:-1])} "
+                 f"(check whether {p.first!r} belongs to this name at all)")
+
+
+def _org_key(name: str) -> str:
+    text = unicodedata.normalize("NFKD", name).lower()
+    text = ORG_SUFFIX.sub("", text)
+    return re.sub(r"[\W_]+", "", text)
+
+
+def _variants(spellings: dict[str, list[tuple[str, Entry, Field]]]) -> Iterator[Diagnostic]:
+    for key, uses in spellings.items():
+        if not key:
+            continue
+        counts: dict[str, int] = defaultdict(int)
+        for written, _, _ in uses:
+            counts[written] += 1
+        if len(counts) < 2:
+            continue
+        canonical = max(counts, key=lambda w: (counts[w], -len(w)))
+        others = ", ".join(f"{w!r} ({n}×)" for w, n in sorted(counts.items()) if w != canonical)
+        for written, entry, f in uses:
+            if written == canonical:
+                continue
+            yield at(Code.ORGANISATION_VARIANTS, entry, f,
+                     f"organisation {written!r} is spelled {canonical!r} in {counts[canonical]} "
+                     f"other entr{'y' if counts[canonical] == 1 else 'ies'} (variants: {others})",
+                     f"use one spelling everywhere, e.g. {f.name} = {{{{{canonical}}}}}")

@@ -1,0 +1,86 @@
+"""Building diagnostics for rules, and applying the configuration to them.
+
+Every family module of ``refbook.validate`` creates its diagnostics through :func:`at` so that
+the location is always the field's ``file:line`` (the entry's when there is no field), and the
+entry key and field name are always filled in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from refbook.diagnostics import Code, Diagnostic
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from refbook.config import Config
+    from refbook.models import Bibliography, Entry, Field
+
+__all__ = ["IGNORE_FIELD", "apply_config", "at", "show"]
+
+IGNORE_FIELD = "refbook-ignore"
+
+
+def show(value: str, limit: int = 80) -> str:
+    """A value quoted for a message, shortened when long."""
+    text = " ".join(value.split()) if "\n" in value else value
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return repr(text)
+
+
+def at(code: Code, entry: Entry, field: Field | None, message: str, hint: str) -> Diagnostic:
+    """A diagnostic for ``entry`` located at ``field`` (or at the entry).
+
+    The message always names the entry: hosts print ``file:line: message`` without the key.
+    """
+    if repr(entry.key) not in message:
+        message = f"{entry.key}: {message}"
+    return Diagnostic(code, message, field.location if field is not None else entry.location,
+                      hint, entry.key, field.name if field is not None else "")
+
+
+def _entry_ignores(entry: Entry) -> frozenset[Code]:
+    from refbook.config import ConfigError, expand_selector
+
+    out: set[Code] = set()
+    for name in entry.get(IGNORE_FIELD).replace(";", ",").split(","):
+        if name.strip():
+            try:
+                out |= expand_selector(name)
+            except ConfigError:
+                continue  # reported by the fields family as a bad refbook-ignore value
+    return frozenset(out)
+
+
+def apply_config(diagnostics: Iterable[Diagnostic], config: Config,
+                 bibliography: Bibliography | None = None) -> list[Diagnostic]:
+    """Drop disabled and suppressed diagnostics, set configured severities, sort by place.
+
+    Hosts call this on reader and citation diagnostics too, so that one configuration governs
+    everything a book reports.
+    """
+    out: list[Diagnostic] = []
+    cache: dict[str, frozenset[Code]] = {}
+    for d in diagnostics:
+        if not config.enabled(d.code):
+            continue
+        if d.key:
+            if d.key not in cache:
+                entry = bibliography.get(d.key) if bibliography is not None else None
+                own = _entry_ignores(entry) if entry is not None else frozenset()
+                cache[d.key] = own | config.ignored_for(d.key)
+            if d.code in cache[d.key]:
+                continue
+        sev = config.severity_of(d.code)
+        if sev is not d.code.default_severity and d.severity is None:
+            d = replace(d, severity=sev)
+        out.append(d)
+    return sorted(out, key=_place)
+
+
+def _place(d: Diagnostic) -> tuple[str, int, str]:
+    loc = d.location
+    return (loc.file if loc else "", loc.line if loc else 0, d.code.slug)

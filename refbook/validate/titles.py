@@ -1,0 +1,160 @@
+"""Rules for titles: case protection, lowercased acronyms, media in brackets, quotes, spaces.
+
+A title's words are read from its LaTeX source at brace depth 0: a word inside ``{…}`` is
+protected from the case changes of sentence-case styles (APA, BibTeX's own styles), a word
+outside is not.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from refbook.diagnostics import Code
+from refbook.validate.report import at, show
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from refbook.config import Config
+    from refbook.diagnostics import Diagnostic
+    from refbook.models import Bibliography, Entry, Field
+
+__all__ = ["check", "unprotected_words"]
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+# Only titles: sentence-case styles leave container titles (booktitle, journal) as written.
+TITLE_FIELDS = ("title", "subtitle", "maintitle")
+LOST = {w.lower(): w for w in _words("""
+LLM LLMs GPU GPUs CPU CPUs TPU TPUs HPC AI API APIs DNN DNNs CNN CNNs RNN RNNs NLP RLHF NVIDIA
+MPI SQL JSON HTTP BERT GPT LoRA QLoRA MoE FP8 FP16 FP32 INT8 INT4 BF16 TensorRT CUDA SIMD SSD SSDs
+DRAM HBM MLPerf HDFS POSIX PyTorch TensorFlow DeepSpeed vLLM RL ML IoT
+""")}
+# A bracketed medium, as Google Scholar, Zotero's APA export and citation generators append it.
+MEDIUM = re.compile(
+    r"\[((?:[^\]]{0,30}\b)?(?:dataset|data set|online|video|software|computer program|podcast|"
+    r"notebook|colab|slides|blog(?: post)?|tweet|web ?page|website|preprint|pdf|poster|audio|film|"
+    r"source code|code|repository|internet|electronic resource|lecture|interview|presentation|"
+    r"white ?paper|technical report)\b[^\]]{0,30})\]", re.IGNORECASE)
+
+
+def unprotected_words(value: str) -> list[tuple[int, int]]:
+    """Spans of the words of ``value`` written at brace depth 0, skipping LaTeX commands."""
+    spans: list[tuple[int, int]] = []
+    depth = 0
+    i = 0
+    start = -1
+    n = len(value)
+    while i < n:
+        c = value[i]
+        if c == "\\":
+            if start >= 0 and depth == 0:
+                spans.append((start, i))
+                start = -1
+            j = i + 1
+            while j < n and value[j].isalpha():
+                j += 1
+            i = max(j, i + 2)
+            continue
+        if c == "{":
+            if start >= 0 and depth == 0:
+                spans.append((start, i))
+                start = -1
+            depth += 1
+        elif c == "}":
+            depth = max(depth - 1, 0)
+        elif depth == 0 and not c.isspace():
+            if start < 0:
+                start = i
+        elif start >= 0:
+            spans.append((start, i))
+            start = -1
+        i += 1
+    if start >= 0 and depth == 0:
+        spans.append((start, n))
+    return spans
+
+
+def _core(word: str) -> tuple[int, int]:
+    """Offsets of a word without surrounding punctuation."""
+    a, b = 0, len(word)
+    while a < b and not word[a].isalnum():
+        a += 1
+    while b > a and not (word[b - 1].isalnum() or word[b - 1] in "+"):
+        b -= 1
+    return a, b
+
+
+def check(bib: Bibliography, config: Config) -> Iterator[Diagnostic]:
+    for entry in bib:
+        for f in entry.fields:
+            if f.name in TITLE_FIELDS and f.value.strip():
+                yield from _case(entry, f)
+                if f.name == "title":
+                    yield from _medium(entry, f)
+                yield from _quotes_spaces(entry, f)
+
+
+def _case(entry: Entry, f: Field) -> Iterator[Diagnostic]:
+    value = f.value
+    caps: list[tuple[int, int, str]] = []
+    lost: list[tuple[int, int, str]] = []
+    for s, e in unprotected_words(value):
+        word = value[s:e]
+        tool_name = "-" in word and word == word.lower()  # nvidia-smi: a command, as written
+        for piece in re.finditer(r"[^\s\-‐‑–—:;,.!?()~\"'`]+(?:/[^\s\-‐‑–—:;,.!?()~\"'`]+)*", word):
+            a, b = _core(piece.group())
+            core = piece.group()[a:b]
+            if not core:
+                continue
+            start = s + piece.start() + a
+            parts = core.split("/")
+            if any(any(ch.isupper() for ch in p[1:]) for p in parts) or (
+                    len(parts) > 1 and all(len(p) <= 2 for p in parts)
+                    and sum(ch.isupper() for ch in core) >= 2):
+                caps.append((start, start + len(core), core))
+            elif core in LOST and not tool_name:
+                lost.append((start, start + len(core), LOST[core]))
+    # Each hint shows the whole fix, so that applying either one leaves nothing to report.
+    fixed = _brace(value, [(a, b, value[a:b]) for a, b, _ in caps] + lost)
+    if caps:
+        listing = ", ".join(repr(w) for _, _, w in caps)
+        yield at(Code.TITLE_CASE, entry, f, f"{f.name} has {len(caps)} unprotected "
+                 f"word{'s' if len(caps) > 1 else ''} that sentence-case styles will lowercase: "
+                 f"{listing}", f"brace them: {f.name} = {{{fixed}}}")
+    if lost:
+        listing = ", ".join(f"{value[a:b]!r} (probably {w})" for a, b, w in lost)
+        yield at(Code.TITLE_LOST_CASE, entry, f, f"{f.name} {show(value)} was lowercased by an "
+                 f"exporter: {listing}", f"restore and brace them: {f.name} = {{{fixed}}}")
+
+
+def _brace(value: str, spans: list[tuple[int, int, str]]) -> str:
+    out = value
+    for a, b, word in sorted(spans, reverse=True):
+        out = out[:a] + "{" + word + "}" + out[b:]
+    return out
+
+
+def _medium(entry: Entry, f: Field) -> Iterator[Diagnostic]:
+    m = MEDIUM.search(f.value)
+    if m:
+        rest = (f.value[: m.start()] + f.value[m.end():]).strip()
+        rest = re.sub(r"\s{2,}", " ", rest)
+        yield at(Code.TITLE_MEDIUM, entry, f, f"title {show(f.value)} holds the medium "
+                 f"{m.group(0)!r}", f"write title = {{{rest}}} and howpublished = "
+                 f"{{{m.group(1)}}} (BibLaTeX: type = {{{m.group(1).lower()}}})")
+
+
+def _quotes_spaces(entry: Entry, f: Field) -> Iterator[Diagnostic]:
+    value = f.value
+    if re.search(r'(?<!\\)"', value):
+        fixed = re.sub(r'(?<![\\\w])"(.*?)(?<!\\)"', r"``\1''", value)
+        yield at(Code.TITLE_QUOTES, entry, f, f"{f.name} {show(value)} uses straight double quotes",
+                 f"write {f.name} = {{{fixed}}}")
+    if re.search(r"(?<!\\)~|\u00a0", value):
+        fixed = re.sub(r"(?<!\\)~|\u00a0", " ", value)
+        yield at(Code.TITLE_NBSP, entry, f, f"{f.name} {show(value)} has a non-breaking space",
+                 f"use a normal space: {f.name} = {{{fixed}}}")

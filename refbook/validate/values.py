@@ -1,0 +1,103 @@
+"""Rules for plain values: page ranges, months, volumes, empty fields."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from refbook.diagnostics import Code
+from refbook.latex import to_text
+from refbook.validate.report import IGNORE_FIELD, at, show
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from refbook.config import Config
+    from refbook.diagnostics import Diagnostic
+    from refbook.models import Bibliography, Entry
+
+__all__ = ["MONTHS", "SINGLE_DASH", "check"]
+
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+          "september", "october", "november", "december")
+SINGLE_DASH = re.compile(r"^\s*([A-Za-z]?\d+[A-Za-z]?)\s*(?:-|–|‐|‑)\s*([A-Za-z]?\d+[A-Za-z]?)\s*$")
+RANGE = re.compile(r"^\s*[A-Za-z]?(\d+)[A-Za-z]?\s*(?:--|-|–)\s*[A-Za-z]?(\d+)[A-Za-z]?\s*$")
+VOLUME_OK = re.compile(
+    r"^(?:[A-Za-z]?\d+[A-Za-z]?|[A-Z]|[IVXLCDM]+|[ivxlcdm]+|\d+\s*(?:--?|–|/)\s*[\dA-Za-z]+|abs/\S+)$")
+
+
+def check(bib: Bibliography, config: Config) -> Iterator[Diagnostic]:
+    for entry in bib:
+        yield from _pages(entry)
+        yield from _month(entry)
+        yield from _volume(entry)
+        yield from _empty(entry)
+
+
+def _pages(entry: Entry) -> Iterator[Diagnostic]:
+    f = entry.field("pages")
+    if f is None:
+        return
+    for part in f.value.split(","):
+        m = SINGLE_DASH.match(part)
+        if m:
+            yield at(Code.PAGES_DASH, entry, f, f"pages {show(part.strip())} uses a single dash",
+                     f"write {m.group(1)}--{m.group(2)} (refbook check --fix does this)")
+        r = RANGE.match(part)
+        if r and int(r.group(2)) < int(r.group(1)):
+            a, b = r.group(1), r.group(2)
+            guess = a[: len(a) - len(b)] + b if len(b) < len(a) else ""
+            hint = (f"write the full last page: {a}--{guess}" if guess and int(guess) >= int(a)
+                    else "check the page range; the first page comes first")
+            yield at(Code.PAGES_REVERSED, entry, f, f"pages {show(part.strip())} ends before it "
+                     "starts", hint)
+
+
+def _month(entry: Entry) -> Iterator[Diagnostic]:
+    f = entry.field("month")
+    if f is None or not f.value.strip():
+        return
+    text = to_text(f.value).strip()
+    low = text.lower()
+    if all(_is_month(p) for p in re.split(r"\s*(?:--?|–|/)\s*", low)):
+        return  # a month or a range of months (June--August)
+    low = low.rstrip(".")
+    abbrev = [m for m in MONTHS if m[:3] == low[:3]] if len(low) >= 3 else []
+    if len(low) == 3 and abbrev:
+        yield at(Code.MONTH_BRACED, entry, f, f"month {show(text)} is a macro name in braces, "
+                 f"so it is printed as {show(text)}",
+                 f"write month = {low} without braces (refbook check --fix does this)")
+        return
+    hint = (f"write month = {abbrev[0][:3]} (the BibTeX macro for {abbrev[0].title()})" if abbrev
+            else "write a BibTeX month macro (jan … dec) or a number 1-12; a day goes in date")
+    yield at(Code.MONTH_INVALID, entry, f, f"month {show(text)} is not a month", hint)
+
+
+def _is_month(text: str) -> bool:
+    """A month name, a number 1-12, or an abbreviation written out (Sept, Jan.)."""
+    text = text.strip()
+    if text.isdigit():
+        return 1 <= int(text) <= 12
+    word = text.rstrip(".")
+    if word in MONTHS:
+        return True
+    long_enough = len(word) >= 4 or (len(word) == 3 and text.endswith("."))
+    return long_enough and any(m.startswith(word) for m in MONTHS)
+
+
+def _volume(entry: Entry) -> Iterator[Diagnostic]:
+    f = entry.field("volume")
+    if f is None or not f.value.strip():
+        return
+    text = to_text(f.value).strip()
+    if not VOLUME_OK.match(text):
+        yield at(Code.VOLUME_INVALID, entry, f, f"volume {show(text)} is not a volume number",
+                 "keep only the number in volume (e.g. 31); put series or issue names in "
+                 "series, number or note")
+
+
+def _empty(entry: Entry) -> Iterator[Diagnostic]:
+    for f in entry.fields:
+        if f.name not in ("year", IGNORE_FIELD) and not f.value.strip():
+            yield at(Code.EMPTY_FIELD, entry, f, f"{f.name} is empty",
+                     f"fill in {f.name} or remove the line")
