@@ -139,23 +139,18 @@ class Registry:
         processor: Processor = style.processor([items[k] for k in known], memo_dir=memo_dir)
         numbers = {k: i for i, k in enumerate(known, start=1)}
         diagnostics: list[Diagnostic] = []
+        keys = KeyIndex(items)
         citations: dict[tuple[str, int], Inlines] = {}
         backlinks: dict[str, list[CitationSite]] = {}
         for s in sites:
             for k in s.citation.keys:
                 backlinks.setdefault(k, []).append(s)
                 if k not in items:
-                    diagnostics.append(Diagnostic(
-                        Code.UNKNOWN_KEY, f"citation key {k!r} is not in any bibliography file",
-                        Location(s.document, s.line),
-                        hint=_unknown_hint(k, items),
-                        key=k,
-                    ))
+                    diagnostics.append(unresolved_key(k, Location(s.document, s.line), keys))
             citations[(s.document, s.index)] = processor.cite(cite_items(s.citation))
         for k in nocite:
             if k != "*" and k not in items:
-                diagnostics.append(Diagnostic(Code.UNKNOWN_KEY, f"nocite key {k!r} is not in any bibliography file",
-                                              None, hint=_unknown_hint(k, items), key=k))
+                diagnostics.append(unresolved_key(k, None, keys, what="nocite"))
         entries = tuple(processor.bibliography())
         if memo_dir is not None:
             style.save_memo(memo_dir)
@@ -163,13 +158,39 @@ class Registry:
                           tuple(diagnostics), numbers)
 
 
-def _unknown_hint(key: str, items: Mapping[str, Item]) -> str:
+class KeyIndex:
+    """The keys of a bibliography, with a lower-case index for "did you mean" hints."""
+
+    def __init__(self, keys: Iterable[str]) -> None:
+        self._keys: list[str] | None = None
+        self._source = keys
+        self._lower: dict[str, str] | None = None
+
+    @property
+    def keys(self) -> list[str]:
+        if self._keys is None:
+            self._keys = list(self._source)
+        return self._keys
+
+    def with_other_case(self, key: str) -> str | None:
+        if self._lower is None:
+            self._lower = {k.lower(): k for k in self.keys}
+        return self._lower.get(key.lower())
+
+
+def unresolved_key(key: str, location: Location | None, keys: KeyIndex, *,
+                   what: str = "citation") -> Diagnostic:
+    """The diagnostic for a cited key that no entry has: a wrong case, or unknown."""
     import difflib
 
-    lower = {k.lower(): k for k in items}
-    if key.lower() in lower:
-        return f"keys are case-sensitive: did you mean {lower[key.lower()]!r}?"
-    close = difflib.get_close_matches(key, list(items), n=1, cutoff=0.75)
-    if close:
-        return f"did you mean {close[0]!r}? Otherwise add the entry to a .bib file."
-    return "add an entry with this key to a .bib file, or fix the key"
+    right = keys.with_other_case(key)
+    if right is not None:
+        return Diagnostic(
+            Code.CITE_CASE,
+            f"{what} key {key!r} is not in any bibliography file; {right!r} is (keys are case-sensitive)",
+            location, hint=f"keys are case-sensitive: did you mean {right!r}?", key=key)
+    close = difflib.get_close_matches(key, keys.keys, n=1, cutoff=0.75)
+    hint = (f"did you mean {close[0]!r}? Otherwise add the entry to a .bib file." if close
+            else "add an entry with this key to a .bib file, or fix the key")
+    return Diagnostic(Code.UNKNOWN_KEY, f"{what} key {key!r} is not in any bibliography file",
+                      location, hint=hint, key=key)

@@ -7,13 +7,13 @@ the keys against the bibliography with :func:`check_citations`.
 
 from __future__ import annotations
 
-import difflib
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code, Diagnostic
 from refbook.models import Location
+from refbook.registry import KeyIndex, unresolved_key
 from refbook.syntax import find_citations
 
 if TYPE_CHECKING:
@@ -122,25 +122,16 @@ def find_documents(paths: Iterable[Path]) -> list[Path]:
 def check_citations(bib: Bibliography, cited: Sequence[tuple[str, Location]]) -> list[Diagnostic]:
     """Unknown and case-mismatched keys at their citation; unused entries at their entry."""
     out: list[Diagnostic] = []
-    keys = bib.keys()  # a Bibliography iterates entries, not keys
-    lower = {k.lower(): k for k in keys}
+    index = KeyIndex(bib.keys())  # a Bibliography iterates entries, not keys
     used: set[str] = set()
     for key, where in cited:
         if key in bib:
             used.add(key)
             continue
-        right = lower.get(key.lower())
+        right = index.with_other_case(key)
         if right is not None:
             used.add(right)
-            out.append(Diagnostic(Code.CITE_CASE, f"citation key {key!r} is not in any "
-                                  f"bibliography file; {right!r} is (keys are case-sensitive)",
-                                  where, f"write @{right}", key))
-            continue
-        close = difflib.get_close_matches(key, keys, n=1, cutoff=0.8)
-        hint = (f"did you mean {close[0]!r}?" if close else
-                "add an entry with this key to a .bib file, or fix the key")
-        out.append(Diagnostic(Code.UNKNOWN_KEY, f"citation key {key!r} is not in any "
-                              "bibliography file", where, hint, key))
+        out.append(unresolved_key(key, where, index))
     for entry in bib:
         if entry.key not in used:
             out.append(Diagnostic(Code.UNUSED_ENTRY, f"entry {entry.key!r} is never cited in the "

@@ -38,7 +38,8 @@ def test_cite_unknown_key_is_marked_and_fails(capsys: pytest.CaptureFixture[str]
     assert main(["cite", BIB, "[@breiman2001random; @Breiman2001random]"]) == 1
     out = capsys.readouterr()
     assert out.out.strip() == "(Breiman 2001; Breiman2001random?)"
-    assert "<command line>:1: error: citation key 'Breiman2001random' is not in any bibliography file" in out.err
+    assert ("<command line>:1: error: citation key 'Breiman2001random' is not in any bibliography file; "
+            "'breiman2001random' is (keys are case-sensitive) [refbook.cite-case]") in out.err
     assert "did you mean 'breiman2001random'" in out.err
 
 
