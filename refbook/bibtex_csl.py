@@ -53,7 +53,7 @@ from refbook.latex import (
     PStr,
 )
 from refbook.models import Entry, Field, Person
-from refbook.names import parse_names_pandoc
+from refbook.names import parse_names_pandoc, split_by_and
 
 __all__ = ["csl_to_json", "entry_to_item", "resolve_crossrefs"]
 
@@ -421,21 +421,7 @@ def _concat_with(sep: str, parts: Iterable[PInlines]) -> PInlines:
 
 
 def _split_by_and(nodes: PInlines) -> list[PInlines]:
-    parts: list[list[PInline]] = [[]]
-    k = 0
-    while k < len(nodes):
-        if (
-            k + 2 < len(nodes)
-            and isinstance(nodes[k], PSpace)
-            and nodes[k + 1] == PStr("and")
-            and isinstance(nodes[k + 2], PSpace)
-        ):
-            parts.append([])
-            k += 3
-            continue
-        parts[-1].append(nodes[k])
-        k += 1
-    return [tuple(p) for p in parts]
+    return [tuple(p) for p in split_by_and(nodes)]
 
 
 def _read_int(text: str) -> int | None:

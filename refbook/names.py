@@ -275,7 +275,8 @@ def _split_on(nodes: list[PInline], is_sep: object) -> list[list[PInline]]:
     return out
 
 
-def _split_by_and(nodes: tuple[PInline, ...]) -> list[list[PInline]]:
+def split_by_and(nodes: tuple[PInline, ...]) -> list[list[PInline]]:
+    """Split pandoc-shaped nodes at a word ``and`` between spaces (names, literal lists)."""
     parts: list[list[PInline]] = [[]]
     k = 0
     n = len(nodes)
@@ -424,7 +425,7 @@ def parse_names_pandoc(value: str) -> tuple[tuple[Person, ...], tuple[str, ...]]
     if nodes is None:
         return (), ("the name list cannot be read as LaTeX",)
     persons: list[Person] = []
-    for part in _split_by_and(nodes):
+    for part in split_by_and(nodes):
         p = _pandoc_person(_add_space_after_period(part), useprefix=False)
         if p is not None:
             persons.append(p)
