@@ -66,12 +66,13 @@ def cite_items(citation: Citation) -> list[CiteItem]:
             suffix_text = " " + suffix_text
         suffix: Inlines = (Text(suffix_text),) if suffix_text else ()
         if citation.mode == "narrative":
-            items.append(CiteItem(ref.key, mode="author-only"))
+            items.append(CiteItem(ref.key, mode="author-only", all_names=ref.all_authors))
             items.append(CiteItem(ref.key, prefix, suffix, ref.locator, ref.label,
-                                  mode="suppress-author"))
+                                  mode="suppress-author", all_names=ref.all_authors))
         else:
             mode = "suppress-author" if ref.suppress_author else "normal"
-            items.append(CiteItem(ref.key, prefix, suffix, ref.locator, ref.label, mode=mode))
+            items.append(CiteItem(ref.key, prefix, suffix, ref.locator, ref.label, mode=mode,
+                                  all_names=ref.all_authors))
     return items
 
 

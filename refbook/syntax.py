@@ -58,6 +58,8 @@ class CiteRef:
     locator: str = ""
     label: str = ""
     suppress_author: bool = False
+    #: list every author, never "et al." (sphinxcontrib-bibtex's ``:cite:ps:``/``:cite:ts:``)
+    all_authors: bool = False
 
 
 @dataclass(frozen=True, slots=True)

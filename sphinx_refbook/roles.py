@@ -8,6 +8,7 @@ once the whole book is known. ``:cite:empty:`` lists keys without citing them (n
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from docutils import nodes
@@ -20,8 +21,11 @@ from sphinx_refbook.nodes import citation_node
 if TYPE_CHECKING:
     from docutils.nodes import Node, system_message
 
+#: the "s" forms list every author instead of "et al."
+_ALL_AUTHORS = frozenset({"ps", "ts", "cts", "alps", "authors", "authorpars", "cauthors"})
+
 #: form → citation mode given to the registry: every role name of sphinxcontrib-bibtex 2.7.
-#: ``s`` variants (full author lists) render like their base form; ``c`` variants capitalize the
+#: ``s`` variants list every author (no "et al."); ``c`` variants capitalize the
 #: first letter; ``alp``/``label`` are the parenthetical text without its brackets.
 FORMS: dict[str, str] = {
     "p": "parenthetical", "ps": "parenthetical",
@@ -86,7 +90,9 @@ class CiteRole(SphinxRole):
             domain_of(self.env).note_nocite(self.env.docname, tuple(r.key for r in refs))
             return [], []
         if form in ("year", "yearpar"):
-            refs = tuple(CiteRef(r.key, r.prefix, r.suffix, r.locator, r.label, True) for r in refs)
+            refs = tuple(replace(r, suppress_author=True) for r in refs)
+        if form in _ALL_AUTHORS:
+            refs = tuple(replace(r, all_authors=True) for r in refs)
         citation = Citation(refs, FORMS[form], line=self.lineno, source=self.rawtext)
         node = citation_node(self.rawtext, nodes.Text(self.text), citation=citation, form=form,
                              docname=self.env.docname)

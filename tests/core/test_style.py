@@ -175,3 +175,14 @@ def test_numeric_style_numbers_by_first_citation() -> None:
     entries = [to_text(x) for _, x in p.bibliography()]
     assert entries[0].startswith("[1] A. Zed")
     assert entries[1].startswith("[2] B. Abe")
+
+
+def test_all_names_option_lists_every_author() -> None:
+    three = item("three", people(3, "Jones"), 2021, "Three")
+    p = get_style("chicago-author-date").processor([three])
+    assert to_text(p.cite([CiteItem("three")])) == "(Jones et al. 2021)"
+    assert to_text(p.cite([CiteItem("three", all_names=True)])) == \
+        "(Jones, Jones1, and Jones2 2021)"
+    narrative = [CiteItem("three", mode="author-only", all_names=True),
+                 CiteItem("three", mode="suppress-author", all_names=True)]
+    assert to_text(p.cite(narrative)) == "Jones, Jones1, and Jones2 (2021)"

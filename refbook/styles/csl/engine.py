@@ -238,11 +238,13 @@ class Evaluator:
         self.locator = ""
         self.label = ""
         self.name_opts: dict[str, str] = {}
+        self.all_names = False
 
     # ------------------------------------------------------------------ entry points
 
     def layout(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
-               locator: str = "", label: str = "", position: str = "first") -> Out:
+               locator: str = "", label: str = "", position: str = "first",
+               all_names: bool = False) -> Out:
         self.item = item
         self.disamb = disamb
         self.substituted = set()
@@ -258,6 +260,7 @@ class Evaluator:
         self.locator = locator
         self.label = label
         self.name_opts = self._inherited_name_opts(area)
+        self.all_names = all_names
         layout = next(c for c in area.children if c.tag == "layout")
         xs = self.elements(layout.children)
         if bibliography and not self.used_ident:
@@ -279,6 +282,7 @@ class Evaluator:
         self.used_year_suffix = False
         self.in_bibliography = area.tag == "bibliography"
         self.in_sort_key = True
+        self.all_names = False
         self.in_substitute = False
         self.subst_names = None
         self.position = "first"
@@ -896,7 +900,7 @@ class Evaluator:
                      formatting: Formatting, name_f: Formatting, name_parts: dict[str, Formatting],
                      etal_node: Node | None, label_node: Node | None, label_before: bool) -> Out:
         subsequent = self.position != "first" and not self.in_bibliography
-        et_al_min = opts.get("et-al-min")
+        et_al_min = None if self.all_names else opts.get("et-al-min")
         et_al_first = opts.get("et-al-use-first")
         if subsequent:
             et_al_min = opts.get("et-al-subsequent-min", et_al_min)

@@ -51,6 +51,8 @@ class CiteItem:
     locator: str = ""
     label: str = ""
     mode: str = "normal"
+    #: show every name (no "et al.")
+    all_names: bool = False
 
 
 def _collate_word(w: str) -> tuple[str, str]:
@@ -314,7 +316,7 @@ class Processor:
             else:
                 item = self._with_number(ci.id)
             o = self.ev.layout(c, item, self.disamb[ci.id], bibliography=False,
-                               locator=ci.locator, label=ci.label)
+                               locator=ci.locator, label=ci.label, all_names=ci.all_names)
             o = grouped([o])
             if ci.mode == "author-only":
                 o = _get_authors(o)
