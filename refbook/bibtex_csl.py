@@ -51,6 +51,7 @@ from refbook.latex import (
     PSpace,
     PSpan,
     PStr,
+    map_str,
 )
 from refbook.models import Entry, Field, Person
 from refbook.names import parse_names_pandoc, split_by_and
@@ -726,21 +727,7 @@ def _language(fields: Mapping[str, str]) -> str | None:
 
 
 def _convert_en_dash(nodes: PInlines) -> PInlines:
-    out: list[PInline] = []
-    for n in nodes:
-        if isinstance(n, PStr):
-            out.append(PStr(n.text.replace("\u2013", "-")))
-        elif isinstance(n, PSpan):
-            out.append(PSpan(n.cls, _convert_en_dash(n.children)))
-        elif isinstance(n, PFmt):
-            out.append(PFmt(n.kind, _convert_en_dash(n.children)))
-        elif isinstance(n, PQuoted):
-            out.append(PQuoted(n.double, _convert_en_dash(n.children)))
-        elif isinstance(n, PLink):
-            out.append(PLink(n.url, _convert_en_dash(n.children)))
-        else:
-            out.append(n)
-    return tuple(out)
+    return map_str(nodes, lambda t: t.replace("\u2013", "-"))
 
 
 def entry_to_item(

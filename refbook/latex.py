@@ -441,13 +441,14 @@ def _format_code(nodes: PInlines) -> PInlines:
     return tuple(out)
 
 
-def _map_str(nodes: PInlines, f: Callable[[str], str]) -> PInlines:
+def map_str(nodes: PInlines, f: Callable[[str], str]) -> PInlines:
+    """Apply ``f`` to every word of a pandoc-shaped tree, keeping its structure."""
     out: list[PInline] = []
     for n in nodes:
         if isinstance(n, PStr):
             out.append(PStr(f(n.text)))
         elif isinstance(n, PSpan | PFmt | PQuoted | PLink):
-            kids = _map_str(n.children, f)
+            kids = map_str(n.children, f)
             if isinstance(n, PSpan):
                 out.append(PSpan(n.cls, kids))
             elif isinstance(n, PFmt):
@@ -956,9 +957,9 @@ class _Parser:
         if name in ("RN", "Rn"):
             return self.roman(upper=name == "RN")
         if name in ("MakeUppercase", "MakeTextUppercase", "uppercase"):
-            return _map_str(self.tok(), str.upper)
+            return map_str(self.tok(), str.upper)
         if name in ("MakeLowercase", "MakeTextLowercase", "lowercase"):
-            return _map_str(self.tok(), str.lower)
+            return map_str(self.tok(), str.lower)
         if name == "\\":
             self.bracketed_toks()
             self.skip_spaces()

@@ -222,38 +222,30 @@ class Evaluator:
         self.demote = style.options.get("demote-non-dropping-particle", "display-and-sort")
         self.initialize_with_hyphen = style.options.get("initialize-with-hyphen", "true") == "true"
         self.uses_year_suffix_var = style.uses_year_suffix_variable()
-        # per-item state
+        # per-item state, set afresh for every layout or sort key by _begin
         self.item: Item | None = None
         self.disamb = Disamb()
         self.substituted: set[str] = set()
         self.var_count = [0, 0]
-        self.used_year_suffix = False
-        self.used_title = False
-        self.used_ident = False
-        self.in_bibliography = False
-        self.in_sort_key = False
-        self.in_substitute = False
+        self.used_year_suffix = self.used_title = self.used_ident = False
+        self.in_bibliography = self.in_sort_key = self.in_substitute = False
         self.subst_names: Node | None = None
         self.position = "first"
-        self.locator = ""
-        self.label = ""
+        self.locator = self.label = ""
         self.name_opts: dict[str, str] = {}
         self.all_names = False
 
-    # ------------------------------------------------------------------ entry points
-
-    def layout(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
-               locator: str = "", label: str = "", position: str = "first",
-               all_names: bool = False) -> Out:
+    def _begin(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
+               sort_key: bool = False, locator: str = "", label: str = "",
+               position: str = "first", all_names: bool = False) -> None:
+        """Reset the per-item state before evaluating a layout or a sort key."""
         self.item = item
         self.disamb = disamb
         self.substituted = set()
         self.var_count = [0, 0]
-        self.used_year_suffix = False
-        self.used_title = False
-        self.used_ident = False
+        self.used_year_suffix = self.used_title = self.used_ident = False
         self.in_bibliography = bibliography
-        self.in_sort_key = False
+        self.in_sort_key = sort_key
         self.in_substitute = False
         self.subst_names = None
         self.position = position
@@ -261,6 +253,14 @@ class Evaluator:
         self.label = label
         self.name_opts = self._inherited_name_opts(area)
         self.all_names = all_names
+
+    # ------------------------------------------------------------------ entry points
+
+    def layout(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
+               locator: str = "", label: str = "", position: str = "first",
+               all_names: bool = False) -> Out:
+        self._begin(area, item, disamb, bibliography=bibliography, locator=locator, label=label,
+                    position=position, all_names=all_names)
         layout = next(c for c in area.children if c.tag == "layout")
         xs = self.elements(layout.children)
         if bibliography and not self.used_ident:
@@ -275,19 +275,7 @@ class Evaluator:
         return grouped(xs)
 
     def sort_key(self, area: Node, key: Node, item: Item, disamb: Disamb) -> list[str] | None:
-        self.item = item
-        self.disamb = disamb
-        self.substituted = set()
-        self.var_count = [0, 0]
-        self.used_year_suffix = False
-        self.in_bibliography = area.tag == "bibliography"
-        self.in_sort_key = True
-        self.all_names = False
-        self.in_substitute = False
-        self.subst_names = None
-        self.position = "first"
-        self.locator = self.label = ""
-        self.name_opts = self._inherited_name_opts(area)
+        self._begin(area, item, disamb, bibliography=area.tag == "bibliography", sort_key=True)
         for k in _NAME_ATTRS:
             if k in key.attrs:
                 self.name_opts[k] = key.attrs[k]
