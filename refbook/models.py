@@ -70,19 +70,24 @@ class Entry:
     type: str
     fields: tuple[Field, ...]
     location: Location
+    #: name → the first field of that name (rules look fields up by name a million times)
+    _by_name: dict[str, Field] = field(default_factory=dict, init=False, compare=False,
+                                       repr=False, hash=False)
+
+    def __post_init__(self) -> None:
+        by_name = self._by_name
+        for f in self.fields:
+            by_name.setdefault(f.name, f)
 
     def field(self, name: str) -> Field | None:
-        for f in self.fields:
-            if f.name == name:
-                return f
-        return None
+        return self._by_name.get(name)
 
     def get(self, name: str, default: str = "") -> str:
-        f = self.field(name)
+        f = self._by_name.get(name)
         return f.value if f is not None else default
 
     def __contains__(self, name: object) -> bool:
-        return any(f.name == name for f in self.fields)
+        return name in self._by_name
 
 
 

@@ -18,13 +18,14 @@ Parts come back as plain Unicode (``refbook.latex`` decodes them).
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from refbook import latex
 from refbook.latex import PInline, PSpace, PSpan, PStr
 from refbook.models import Person
 
-__all__ = ["parse_names", "parse_names_pandoc"]
+__all__ = ["first_person", "parse_names", "parse_names_pandoc"]
 
 # Control sequences BibTeX treats as letters when deciding a word's case (bibtex.web).
 _SPECIAL_UPPER = frozenset({"OE", "AE", "AA", "O", "L"})
@@ -36,8 +37,13 @@ _SPECIAL_LOWER = frozenset({"oe", "ae", "aa", "o", "l", "ss", "i", "j"})
 # --------------------------------------------------------------------------------------------
 
 
-def _split_and(value: str) -> list[str]:
+_AND_SPLIT = re.compile(r"\s[Aa][Nn][Dd](?=\s)")
+
+
+def _split_and(value: str, maxsplit: int = -1) -> list[str]:
     """Split at `` and `` (any case, whitespace around it) at brace depth 0."""
+    if "{" not in value and "}" not in value:
+        return _AND_SPLIT.split(value, maxsplit=max(maxsplit, 0))
     parts: list[str] = []
     depth = 0
     start = 0
@@ -52,6 +58,7 @@ def _split_and(value: str) -> list[str]:
         elif (
             depth == 0
             and c.isspace()
+            and len(parts) != maxsplit
             and value[i + 1 : i + 4].lower() == "and"
             and i + 4 < n
             and value[i + 4].isspace()
@@ -218,6 +225,20 @@ def _person(name: str, problems: list[str]) -> Person | None:
         problems.append("empty name in the list")
         return None
     return person
+
+
+_AND = re.compile(r"\s[Aa][Nn][Dd]\s")
+
+
+def first_person(value: str) -> Person | None:
+    """The first name of a BibTeX name list (the rest is not parsed), or None."""
+    m = _AND.search(value)
+    if m is None or value.count("{", 0, m.start()) == value.count("}", 0, m.start()) == 0:
+        first = value[: m.start()] if m else value  # no brace before the first "and"
+    else:
+        first = _split_and(value, maxsplit=1)[0]
+    persons, _ = parse_names(first) if first.strip() else ((), ())
+    return persons[0] if persons else None
 
 
 @lru_cache(maxsize=16384)

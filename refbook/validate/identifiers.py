@@ -62,7 +62,10 @@ def arxiv_of(entry: Entry) -> tuple[str, str]:
         if kind == "arxiv" or ARXIV_NEW.match(ident):
             return re.sub(r"v\d+$", "", ident), "eprint"
     for name in ("url", "doi", "journal", "journaltitle", "note", "howpublished", "volume"):
-        m = ARXIV_IN_TEXT.search(to_text(entry.get(name)))
+        raw = entry.get(name)
+        if "arxiv" not in raw.lower().replace("{", "").replace("}", ""):
+            continue  # the text cannot hold an arXiv id: skip the LaTeX reading
+        m = ARXIV_IN_TEXT.search(to_text(raw))
         if m:
             return re.sub(r"v\d+$", "", m.group(1)), name
     return "", ""

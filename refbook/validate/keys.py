@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code, Diagnostic
 from refbook.latex import to_text
-from refbook.names import parse_names
+from refbook.names import first_person
 from refbook.validate.identifiers import arxiv_of, doi_of, url_key
 from refbook.validate.report import at
 
@@ -30,8 +30,11 @@ __all__ = ["check", "title_key"]
 
 def title_key(value: str) -> str:
     """A title for comparison: plain text, no accents, case, punctuation or spaces."""
-    text = unicodedata.normalize("NFKD", to_text(value))
-    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
+    text = to_text(value)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(c for c in text if not unicodedata.combining(c))
+    text = text.lower()
     return re.sub(r"[\W_]+", "", text)
 
 
@@ -39,10 +42,9 @@ def _first_author(entry: Entry) -> str:
     value = entry.get("author") or entry.get("editor")
     if not value.strip():
         return ""
-    persons, _ = parse_names(value)
-    if not persons:
+    p = first_person(value)
+    if p is None:
         return ""
-    p = persons[0]
     return title_key(p.literal or p.last)
 
 

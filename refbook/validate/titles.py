@@ -98,8 +98,15 @@ def check(bib: Bibliography, config: Config) -> Iterator[Diagnostic]:
                 yield from _quotes_spaces(entry, f)
 
 
+_INNER_CAPITAL = re.compile(r"\S[A-Z]")
+_LOWER_WORD = re.compile(r"[a-z0-9]+")
+
+
 def _case(entry: Entry, f: Field) -> Iterator[Diagnostic]:
     value = f.value
+    if value.isascii() and not _INNER_CAPITAL.search(value) and not any(
+            w in LOST for w in _LOWER_WORD.findall(value)):
+        return  # no capital after a word's first letter and no known lowercased acronym
     caps: list[tuple[int, int, str]] = []
     lost: list[tuple[int, int, str]] = []
     for s, e in unprotected_words(value):

@@ -211,3 +211,23 @@ def test_parse_matches_pandoc(pandoc: str) -> None:
     for v in differ:
         print(f"  differs: {v!r}")
     assert not differ
+
+
+def test_to_text_shortcut_agrees_with_the_parser() -> None:
+    """Values without markup skip the LaTeX parser; on every field of the shared .bib files and
+    on random strings the shortcut gives what the parser gives."""
+    import random
+
+    from refbook.latex import parsed_text, to_text
+    from refbook.readers import read_bibliography
+    from tests.conftest import SEED, TESTDATA
+
+    values = {f.value for path in [*TESTDATA.rglob("*.bib"), *SEED.glob("*.bib")]
+              for e in read_bibliography([str(path)]) for f in e.fields}
+    rng = random.Random(5)
+    alphabet = "ab Z9.,;:()[]/\t\n\u00a0é‘’“”«»-–—'\"`~{}\\$%&#_^!?<>"
+    values |= {"".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+               for _ in range(3000)}
+    assert len(values) > 8000
+    wrong = [v for v in values if to_text(v) != parsed_text(v)]
+    assert wrong == []
