@@ -11,13 +11,16 @@ style name, the bibliography files) are checked in :func:`settings_from`, which 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.exceptions import PluginError
 
+from refbook.config import Config as CheckConfig
+from refbook.config import ConfigError as CheckConfigError
+from refbook.config import host_config
 from refbook.diagnostics import Code
 from refbook.styles import available_styles
 
@@ -62,6 +65,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("stylesheet", bool, True,
            "Add a small stylesheet (`assets/refbook.css`): hanging indents, long URLs that wrap, "
            "a red unknown-key marker."),
+    Option("check", dict, None,
+           "Validation options, the keys of `[tool.refbook.check]`: `select`, `ignore`, "
+           "`severity` (code: error/warning/info/off), `per_entry_ignore` (key: codes), "
+           "`extra_fields`. Unset: the `[tool.refbook.check]` table of a `pyproject.toml` next "
+           "to `mkdocs.yml`, so the build and `refbook check` run there agree."),
     Option("suppress_warnings", list, [],
            "Diagnostics not to report: a code (`unknown-key` or `refbook.unknown-key`), or a code "
            "and an entry key (`refbook.unknown-key:somekey`)."),
@@ -71,6 +79,8 @@ OPTIONS: tuple[Option, ...] = (
 def _config_option(opt: Option) -> base.BaseConfigOption[Any]:
     if opt.kind is list:
         return c.ListOfItems(c.Type(str), default=list(opt.default))
+    if opt.default is None:
+        return c.Optional(c.Type(opt.kind))
     return c.Type(opt.kind, default=opt.default)
 
 
@@ -97,6 +107,8 @@ class Settings:
     suppress_warnings: frozenset[str]
     #: the folder of ``mkdocs.yml``: diagnostics name files relative to it
     root: str
+    #: the validation options (from ``check:`` or ``pyproject.toml``), strict included
+    check: CheckConfig = field(default_factory=CheckConfig)
 
     def suppressed(self, code: Code, key: str = "") -> bool:
         names = {code.slug, code.qualified}
@@ -134,7 +146,15 @@ def settings_from(values: base.Config, config_file: str | None) -> Settings:
             msg = (f"refbook: 'suppress_warnings' has {s!r}, which is not a refbook code; known: "
                    f"{', '.join(sorted(code.slug for code in Code))}")
             raise PluginError(msg)
+    try:
+        check, _ = host_config(values["check"], root, strict=bool(values["strict"]))
+    except CheckConfigError as exc:
+        where = "'check' option: " if values["check"] is not None else ""
+        msg = (f"refbook: {where}{exc} (the validation options are select, ignore, severity, "
+               "per_entry_ignore and extra_fields; 'refbook check --list-rules' names every code)")
+        raise PluginError(msg) from exc
     return Settings(
+        check=check,
         bib_files=tuple(paths), style=style, strict=bool(values["strict"]),
         references_page=page, references_title=str(values["references_title"]),
         per_page_lists=bool(values["per_page_lists"]), nocite=tuple(values["nocite"]),
@@ -149,7 +169,9 @@ def options_table() -> str:
     rows = ["| option | default | what it does |", "|---|---|---|"]
     for o in OPTIONS:
         default = repr(o.default).replace("'", '"')
-        if isinstance(o.default, bool):
+        if o.default is None:
+            default = "null"
+        elif isinstance(o.default, bool):
             default = str(o.default).lower()
         rows.append(f"| `{o.name}` | `{default}` | {o.doc} |")
     return "\n".join(rows)

@@ -48,6 +48,8 @@ from refbook.models import Location
 from refbook.readers import read_bibliography
 from refbook.registry import CitationSite, Registry, Resolution
 from refbook.syntax import find_citations
+from refbook.validate import apply_config, check_bibliography
+from refbook.validate.citations import unused_entries
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -123,6 +125,9 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self._entry_texts: dict[str, str] = {}
         self._entry_map: dict[str, Any] = {}
         self._page_objects: dict[str, Page] = {}
+        self._bib_checks: list[Diagnostic] = []
+        self._check_key: tuple[Any, ...] | None = None
+        self._check_keep: Bibliography | None = None
 
     # -- startup and config ------------------------------------------------------------------
 
@@ -162,6 +167,12 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             self._page_objects = {}
         self.bibliography = read_bibliography(self._settings.bib_files)
         self.items = items_for(self.bibliography)
+        check_key = (id(self.bibliography), self._settings.check)
+        if check_key != self._check_key:
+            # the rules run once per version of the .bib files (a page edit reuses the result)
+            self._bib_checks = check_bibliography(self.bibliography, self._settings.check)
+            self._check_key = check_key
+            self._check_keep = self.bibliography  # keeps id() in the key meaningful
 
     # -- the references page -----------------------------------------------------------------
 
@@ -330,8 +341,15 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 "no page holds the book's reference list (a '<!-- refbook:bibliography -->' "
                 f"marker outside code), so citations cannot link to their entries; remove the "
                 f"marker from code or add one to {s.references_page!r}")
+        # the book's citations under the same options as the .bib rules: unknown and
+        # wrong-case keys at the citing line, entries that no list shows at the entry
+        used = {k for k, _ in self.resolution.entries} | {
+            k for u in order for x in self.pages[u].sites for k in x.citation.keys}
+        citation_checks = apply_config(
+            [*resolution_diagnostics, *unused_entries(self.bibliography, used)], s.check,
+            self.bibliography)
         diagnostics = [report.localize(d, s, self._abs_doc) for d in
-                       (*self.bibliography.diagnostics, *resolution_diagnostics)]
+                       (*self._bib_checks, *citation_checks)]
         failing = report.report(diagnostics, s)
         if s.strict and failing:
             lines = "\n".join(d.format() for d in failing)

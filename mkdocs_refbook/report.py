@@ -16,6 +16,7 @@ from mkdocs.plugins import get_plugin_logger
 
 from refbook.diagnostics import Severity
 from refbook.models import Location
+from refbook.validate.report import condense
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -39,15 +40,20 @@ def localize(d: Diagnostic, settings: Settings, document_path: Callable[[str], s
 
 
 def report(diagnostics: Iterable[Diagnostic], settings: Settings) -> list[Diagnostic]:
-    """Log every diagnostic not suppressed; return those that fail a strict build."""
+    """Log every diagnostic not suppressed; return those that fail a strict build.
+
+    Errors and warnings are MkDocs warnings (``--strict`` counts them); infos are info lines,
+    at most :data:`~refbook.validate.report.INFO_LIMIT` per code and then a count.
+    """
+    kept = [d for d in diagnostics if not settings.suppressed(d.code, d.key)]
+    shown, summaries = condense(kept)
     failing: list[Diagnostic] = []
-    for d in diagnostics:
-        if settings.suppressed(d.code, d.key):
-            continue
-        severity = d.effective_severity
-        if severity is Severity.INFO:
+    for d in shown:
+        if d.effective_severity is Severity.INFO:
             log.info(d.format())
             continue
         log.warning(d.format())
         failing.append(d)
+    for line in summaries:
+        log.info(line)
     return failing

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from refbook.diagnostics import FAMILIES, Code, Severity
@@ -19,7 +20,7 @@ from refbook.diagnostics import FAMILIES, Code, Severity
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-__all__ = ["Config", "ConfigError", "expand_selector"]
+__all__ = ["Config", "ConfigError", "expand_selector", "host_config", "pyproject_options"]
 
 
 class ConfigError(ValueError):
@@ -99,6 +100,18 @@ class Config:
                               f"(known: {', '.join(sorted(known))})")
         sev = options.get("severity") or {}
         per = options.get("per_entry_ignore") or {}
+        shapes = (("severity", sev, "a mapping of code to level, e.g. {'title-case': 'info'}"),
+                  ("per_entry_ignore", per,
+                   "a mapping of entry key to codes, e.g. {'smith2020': ['title-case']}"))
+        for name, value, kind in shapes:
+            if not isinstance(value, dict):
+                raise ConfigError(f"{name} must be {kind}, not {value!r}")
+        for name in ("select", "ignore", "extra_fields"):
+            value = options.get(name) or ()
+            if not isinstance(value, str | list | tuple) or not all(
+                    isinstance(v, str) for v in ([value] if isinstance(value, str) else value)):
+                raise ConfigError(f"{name} must be a list of code names (or a comma-separated "
+                                  f"string), not {value!r}")
         return cls(
             select=_split(options.get("select") or ()),
             ignore=_split(options.get("ignore") or ()),
@@ -133,3 +146,47 @@ class Config:
             if k == key:
                 out |= _codes(codes)
         return frozenset(out)
+
+
+def pyproject_options(file: Path) -> dict[str, Any]:
+    """The ``[tool.refbook.check]`` table of a ``pyproject.toml`` ({} when there is none)."""
+    import tomllib
+
+    if not file.is_file():
+        return {}
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{file}: {exc}") from exc
+    table = data.get("tool", {}).get("refbook", {}).get("check", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{file}: [tool.refbook.check] must be a table")
+    return table
+
+
+def host_config(options: Mapping[str, Any] | None, folder: str | Path,
+                *, strict: bool = False) -> tuple[Config, str]:
+    """The validation config of a book and where it came from.
+
+    ``options``: the host's own mapping (``refbook_check`` in ``conf.py``, ``check:`` in
+    ``mkdocs.yml``); when it is not given, the ``[tool.refbook.check]`` table of the
+    ``pyproject.toml`` in ``folder`` (the folder of ``conf.py`` / ``mkdocs.yml``), so that the
+    build and ``refbook check`` run there agree. ``strict`` (the host's strict option) is
+    or-ed with the mapping's.
+    """
+    if options is None:
+        file = Path(folder) / "pyproject.toml"
+        table, origin = pyproject_options(file), f"{file} [tool.refbook.check]"
+    else:
+        if not isinstance(options, dict):
+            raise ConfigError(f"must be a mapping of validation options, not "
+                              f"{type(options).__name__} ({options!r})")
+        table, origin = dict(options), ""
+    try:
+        config = Config.from_mapping(table)
+    except ConfigError as exc:
+        raise ConfigError(f"{origin}: {exc}" if origin else str(exc)) from exc
+    if strict and not config.strict:
+        config = Config(config.select, config.ignore, config.severity, config.per_entry_ignore,
+                        config.extra_fields, strict=True)
+    return config, origin

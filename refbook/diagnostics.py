@@ -87,7 +87,7 @@ class Code(Enum):
     VOLUME_INVALID = ("volume-invalid", Severity.WARNING, 'The volume is not a number (or a roman numeral or a number with a letter).', "values")
     # citations
     CITE_CASE = ("cite-case", Severity.ERROR, 'A citation names a key that exists only with different letter case; keys are case-sensitive.', "citations")
-    UNUSED_ENTRY = ("unused-entry", Severity.WARNING, 'An entry is never cited in the scanned documents.', "citations")
+    UNUSED_ENTRY = ("unused-entry", Severity.INFO, 'An entry is never cited nor listed in the book (info by default: a shared bibliography holds many; set it to warning to have each one fail a strict build).', "citations")
 
     def __init__(self, slug: str, severity: Severity, doc: str, family: str) -> None:
         self.slug = slug

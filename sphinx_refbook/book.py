@@ -15,12 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from refbook.config import Config
 from refbook.diagnostics import Code, Diagnostic
 from refbook.items import _item
 from refbook.models import Location
 from refbook.readers import read_bibliography
 from refbook.registry import Registry
 from refbook.render.text import to_text
+from refbook.validate import apply_config, check_bibliography
+from refbook.validate.citations import unused_entries
 from sphinx_refbook.filters import FilterError, evaluate, parse_filter
 
 if TYPE_CHECKING:
@@ -144,6 +147,7 @@ def resolve_book(
     backlinks: bool = True,
     cache_dir: str | None = None,
     auto_doc: str | None = None,
+    check: Config | None = None,
 ) -> Book:
     """Format the book. ``order`` is the reading order of documents; ``auto_doc`` receives the
     book's list when no spec exists."""
@@ -225,8 +229,15 @@ def resolve_book(
                 seen.setdefault((p.document, p.section), BackLink(
                     p.document, titles.get(p.document, p.document), p.section, p.anchor))
             back[k] = tuple(seen.values())
+    check = check or Config()
+    # validation: the .bib rules, then the book's citations (unknown keys, unused entries),
+    # one configuration for both, as `refbook check --docs` applies it
+    bib_problems = check_bibliography(bib, check)
+    used = set(bib.keys()) if everything else {k for k, _ in res.entries} | cited_set
+    cite_problems = apply_config([*res.diagnostics, *problems, *unused_entries(bib, used)],
+                                 check, bib)
     book = Book(res, tuple(all_specs), listed, anchors, home, local, tooltips, back, {},
-                (*bib.diagnostics, *res.diagnostics, *problems), tuple(bib.diagnostics),
+                (*bib_problems, *cite_problems), tuple(bib_problems),
                 files_digest(bibfiles), entries)
     book.fingerprints = fingerprints(book, sites)
     return book

@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from sphinx.errors import ConfigError
 
+from refbook.config import Config as CheckConfig
+from refbook.config import ConfigError as CheckConfigError
+from refbook.config import host_config
 from refbook.styles import available_styles
 
 if TYPE_CHECKING:
@@ -28,8 +31,9 @@ class Option:
     default: object
     types: tuple[type, ...]
     doc: str
-    #: what a change invalidates: "env" re-reads every document, "html" only re-writes
-    rebuild: Literal["env", "html"] = "env"
+    #: what a change invalidates: "env" re-reads every document, "html" only re-writes,
+    #: "" nothing (the domain's own cache key covers it)
+    rebuild: Literal["env", "html", ""] = "env"
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -47,6 +51,11 @@ OPTIONS: tuple[Option, ...] = (
            "If no page has a bibliography directive, append the book's list to the root document."),
     Option("bibliography_header", "References", (str,),
            "Title of the section the automatic list is placed in."),
+    Option("check", None, (dict, type(None)),
+           "Validation options, the keys of `[tool.refbook.check]`: `select`, `ignore`, "
+           "`severity` (code → error/warning/info/off), `per_entry_ignore` (key → codes), "
+           "`extra_fields`. Unset: the `[tool.refbook.check]` table of a `pyproject.toml` next "
+           "to `conf.py`, so the build and `refbook check` run there agree.", rebuild=""),
 )
 
 #: sphinxcontrib-bibtex names accepted so that a project migrates by swapping the extension.
@@ -64,6 +73,13 @@ class Settings:
     pandoc_syntax: bool
     auto_bibliography: bool
     bibliography_header: str
+    #: the validation options (from ``refbook_check`` or ``pyproject.toml``), strict included
+    check: CheckConfig
+
+
+#: id(Sphinx config) → its validation options, computed once at ``config-inited`` (reading
+#: ``pyproject.toml`` needs the folder of ``conf.py``, which only the application knows)
+_CHECKS: dict[int, CheckConfig] = {}
 
 
 def register(app: Sphinx) -> None:
@@ -80,11 +96,19 @@ def settings(config: Config) -> Settings:
         if given and not values[name]:
             values[name] = given
     values["bibfiles"] = tuple(values["bibfiles"])
+    check = _CHECKS.get(id(config))
+    if check is None:  # a config that did not pass config-inited (never in a real build)
+        check, _ = host_config(values["check"] or {}, ".", strict=values["strict"])
+    values["check"] = check
     return Settings(**values)
 
 
 def validate(app: Sphinx, config: Config) -> None:
-    """``config-inited``: reject unusable values with a message that says how to fix them."""
+    """``config-inited``: reject unusable values with a message that says how to fix them.
+
+    Also reads the validation options once (``refbook_check`` or the ``pyproject.toml`` next
+    to ``conf.py``).
+    """
     for opt in OPTIONS:
         value = getattr(config, f"refbook_{opt.name}")
         if not isinstance(value, opt.types):
@@ -97,6 +121,15 @@ def validate(app: Sphinx, config: Config) -> None:
         if value is not None and not isinstance(value, list | tuple):
             msg = f"{alias} must be a list of .bib paths, not {type(value).__name__} ({value!r})"
             raise ConfigError(msg)
+    try:
+        check, _ = host_config(config.refbook_check, app.confdir,
+                               strict=bool(config.refbook_strict))
+    except CheckConfigError as exc:
+        where = "refbook_check: " if config.refbook_check is not None else ""
+        msg = (f"{where}{exc} (the validation options are select, ignore, severity, "
+               "per_entry_ignore and extra_fields; 'refbook check --list-rules' names every code)")
+        raise ConfigError(msg) from exc
+    _CHECKS[id(config)] = check
     s = settings(config)
     if not s.bibfiles:
         msg = ("refbook_bibfiles is empty: list the book's .bib files in conf.py, e.g. "

@@ -71,11 +71,12 @@ class BibliographyDirective(SphinxDirective):
                 try:
                     parse_filter(flt)
                 except FilterError as err:
-                    report.warn("citation-syntax", str(err), (self.env.docname, self.lineno))
-                    from sphinx_refbook.domain import domain_of
+                    where = (self.env.docname, self.lineno)
+                    if report.warn("citation-syntax", str(err), where, self.env):
+                        from sphinx_refbook.domain import domain_of
 
-                    domain_of(self.env).note_problem(self.env.docname, "citation-syntax",
-                                                     str(err), self.lineno)
+                        domain_of(self.env).note_problem(self.env.docname, "citation-syntax",
+                                                         str(err), self.lineno)
                     scope, flt = "book", ""
         if scope != "filter":
             flt = ""

@@ -22,7 +22,7 @@ from sphinx.domains import Domain
 from sphinx.util.nodes import make_refnode
 
 from refbook import __version__
-from refbook.diagnostics import Code
+from refbook.diagnostics import Code, Severity
 from refbook.models import Location
 from refbook.registry import CitationSite
 from sphinx_refbook import report
@@ -142,7 +142,8 @@ class RefbookDomain(Domain):
         auto_doc = env.config.root_doc if s.auto_bibliography else None
         bibfiles = self.bibfiles()
         key = files_digest([*bibfiles]) + _digest(repr((
-            __version__, ENV_VERSION, s.style, s.backlinks, auto_doc, order, titles, specs, sorted(self.nocite.items()),
+            __version__, ENV_VERSION, s.style, s.backlinks, auto_doc, order, titles, specs,
+            sorted(self.nocite.items()), s.check,
             [(doc, [(x.index, x.citation.refs, x.citation.mode, x.section, x.anchor)
                     for x in self.sites[doc]]) for doc in sorted(self.sites)])))
         cache_dir = Path(env.doctreedir) / "refbook-cache"
@@ -154,7 +155,7 @@ class RefbookDomain(Domain):
             book = resolve_book(
                 bibfiles=bibfiles, style=s.style, sites=self.sites, specs=specs,
                 nocite=self.nocite, order=order, titles=titles, backlinks=s.backlinks,
-                cache_dir=str(cache_dir), auto_doc=auto_doc)
+                cache_dir=str(cache_dir), auto_doc=auto_doc, check=s.check)
             book.problems = tuple(_sphinx_hint(d, str(env.srcdir)) for d in book.problems)
             book.bib_problems = tuple(_sphinx_hint(d, str(env.srcdir)) for d in book.bib_problems)
             _store(cache_dir / "book.pickle", key, book)
@@ -178,20 +179,27 @@ class RefbookDomain(Domain):
         """``env-updated``: resolve the book, report, and name every page to re-write."""
         env = self.env
         book = self.resolve()
-        new_bib = book.bib_digest != self.data.get("bib_digest")
-        self.data["bib_digest"] = book.bib_digest
+        s = settings(env.config)
+        # the .bib file's problems are shown when it (or the validation options) changed;
+        # a page's when the page was read or re-written; strict mode lists all of them always
+        bib_state = _digest(repr((book.bib_digest, s.check)))
+        new_bib = bib_state != self.data.get("bib_digest")
+        self.data["bib_digest"] = bib_state
         old = self.fingerprints
         changed = sorted(doc for doc in set(old) | set(book.fingerprints)
                          if old.get(doc) != book.fingerprints.get(doc) and doc in env.all_docs)
         self.data["fingerprints"] = dict(book.fingerprints)
         shown = self._read_now | set(changed)
-        to_log: list[Diagnostic] = list(book.bib_problems) if new_bib else []
-        to_log += [d for d in book.problems if d not in book.bib_problems and d.location is not None
-                   and d.location.file in shown]
-        to_log += [d for d in book.problems if d not in book.bib_problems and d.location is None]
+        bib_set = set(book.bib_problems)
+        to_log: list[Diagnostic] = []
+        for d in book.problems:
+            in_bib = d in bib_set or d.code is Code.UNUSED_ENTRY
+            if (new_bib if in_bib else d.location is None or d.location.file in shown):
+                to_log.append(d)
         report.log(to_log, env)
-        if settings(env.config).strict:
-            problems = [report.describe(d, env) for d in book.problems]
+        if s.strict:
+            problems = [report.describe(d, env) for d in book.problems
+                        if d.effective_severity is not Severity.INFO]
             problems += [(slug, f"{env.doc2path(doc)}:{line}: {msg} [refbook.{slug}]")
                          for doc in sorted(self.problems) for slug, msg, line in self.problems[doc]]
             report.fail_if_strict(problems, env.config)

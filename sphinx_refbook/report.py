@@ -14,6 +14,7 @@ from sphinx.util import logging
 from sphinx.util.logging import is_suppressed_warning
 
 from refbook.diagnostics import Severity
+from refbook.validate.report import condense
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -47,16 +48,42 @@ def message(diagnostic: Diagnostic) -> str:
 
 
 def log(diagnostics: Iterable[Diagnostic], env: BuildEnvironment) -> None:
-    for d in diagnostics:
+    """Errors and warnings as Sphinx warnings; infos as info lines (many of one code summed up)."""
+    shown, summaries = condense(diagnostics)
+    for d in shown:
         where = location(d, env)
         if d.effective_severity is Severity.INFO:
-            logger.info(message(d), type="refbook", subtype=d.code.slug, location=where)
+            logger.info(f"{_place(where, env)}info: {message(d)} [{d.code.qualified}]")
         else:
             logger.warning(message(d), type="refbook", subtype=d.code.slug, location=where)
+    for line in summaries:
+        logger.info(f"refbook: {line}")
 
 
-def warn(slug: str, text: str, where: str | tuple[str, int] | None) -> None:
+def _place(where: str | tuple[str, int] | None, env: BuildEnvironment) -> str:
+    if isinstance(where, tuple):
+        return f"{env.doc2path(where[0])}:{where[1]}: "
+    return f"{where}: " if where else ""
+
+
+def warn(slug: str, text: str, where: tuple[str, int], env: BuildEnvironment) -> bool:
+    """A problem found while reading a page, as the validation options level it.
+
+    Returns whether it counts for strict mode (an error or warning that is not off).
+    """
+    from refbook.diagnostics import Code
+    from sphinx_refbook.config import settings
+
+    code = Code.from_slug(slug)
+    check = settings(env.config).check
+    level = check.severity_of(code) if code is not None and check.enabled(code) else None
+    if code is not None and level is None:
+        return False
+    if level is Severity.INFO:
+        logger.info(f"{env.doc2path(where[0])}:{where[1]}: info: {text} [refbook.{slug}]")
+        return False
     logger.warning(text, type="refbook", subtype=slug, location=where)
+    return True
 
 
 def fail_if_strict(problems: Iterable[tuple[str, str]], config: Config) -> None:

@@ -74,15 +74,15 @@ class CiteRole(SphinxRole):
         form = self.name.split(":")[-1] if ":" in self.name else "p"
         if form not in FORMS:
             form = "p"
-        location = (self.env.docname, self.lineno)
         try:
             refs = parse_targets(self.text)
         except ValueError as err:
-            report.warn("citation-syntax", str(err), location)
-            from sphinx_refbook.domain import domain_of
+            where = (self.env.docname, self.lineno)
+            if report.warn("citation-syntax", str(err), where, self.env):
+                from sphinx_refbook.domain import domain_of
 
-            domain_of(self.env).note_problem(self.env.docname, "citation-syntax", str(err),
-                                             self.lineno)
+                domain_of(self.env).note_problem(self.env.docname, "citation-syntax", str(err),
+                                                 self.lineno)
             return [nodes.inline(self.rawtext, self.rawtext, classes=["refbook-unknown"])], []
         if form == "empty":
             from sphinx_refbook.domain import domain_of

@@ -17,11 +17,12 @@ from refbook.registry import KeyIndex, unresolved_key
 from refbook.syntax import find_citations
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Container, Iterable, Sequence
 
     from refbook.models import Bibliography
 
-__all__ = ["DOC_SUFFIXES", "check_citations", "find_documents", "scan_document", "scan_text"]
+__all__ = ["DOC_SUFFIXES", "check_citations", "find_documents", "lists_every_entry", "read_document",
+           "scan_document", "scan_text", "unused_entries"]
 
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt")
 # Sphinx roles (reST ``:cite:p:`a,b```, MyST ``{cite:p}`a,b```) as sphinxcontrib-bibtex has them.
@@ -97,13 +98,17 @@ def scan_text(text: str, document: str, *, rst: bool = False) -> list[tuple[str,
     return found
 
 
+def read_document(path: Path) -> str:
+    """A document's text ('' when it cannot be read; undecodable bytes replaced)."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
 def scan_document(path: Path, name: str | None = None) -> list[tuple[str, Location]]:
     """The cited keys of a .md/.rst/.txt file (unreadable files cite nothing)."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return []
-    return scan_text(text, name or str(path), rst=path.suffix.lower() == ".rst")
+    return scan_text(read_document(path), name or str(path), rst=path.suffix.lower() == ".rst")
 
 
 def find_documents(paths: Iterable[Path]) -> list[Path]:
@@ -119,8 +124,13 @@ def find_documents(paths: Iterable[Path]) -> list[Path]:
     return docs
 
 
-def check_citations(bib: Bibliography, cited: Sequence[tuple[str, Location]]) -> list[Diagnostic]:
-    """Unknown and case-mismatched keys at their citation; unused entries at their entry."""
+def check_citations(bib: Bibliography, cited: Sequence[tuple[str, Location]], *,
+                    lists_all: bool = False) -> list[Diagnostic]:
+    """Unknown and case-mismatched keys at their citation; unused entries at their entry.
+
+    ``lists_all``: a document lists every entry (``<!-- refbook:bibliography all -->``, a
+    bibliography directive with ``:all:`` or ``:notcited:``), so no entry is unused.
+    """
     out: list[Diagnostic] = []
     index = KeyIndex(bib.keys())  # a Bibliography iterates entries, not keys
     used: set[str] = set()
@@ -132,10 +142,29 @@ def check_citations(bib: Bibliography, cited: Sequence[tuple[str, Location]]) ->
         if right is not None:
             used.add(right)
         out.append(unresolved_key(key, where, index))
-    for entry in bib:
-        if entry.key not in used:
-            out.append(Diagnostic(Code.UNUSED_ENTRY, f"entry {entry.key!r} is never cited in the "
-                                  "scanned documents", entry.location,
-                                  f"cite it (e.g. [@{entry.key}]) or remove it; to list it "
-                                  "without citing, add refbook-ignore = {unused-entry}", entry.key))
+    if not lists_all:
+        out += unused_entries(bib, used)
     return out
+
+
+def unused_entries(bib: Bibliography, used: Container[str]) -> list[Diagnostic]:
+    """An ``unused-entry`` diagnostic at each entry whose key is not in ``used``.
+
+    The hosts pass the keys their reference lists show (cited, ``nocite``, ``all`` lists);
+    ``refbook check --docs`` passes the keys the documents cite.
+    """
+    return [Diagnostic(Code.UNUSED_ENTRY, f"entry {entry.key!r} is never cited nor listed in "
+                       "the book", entry.location,
+                       f"cite it (e.g. [@{entry.key}]) or remove it; to keep it without citing, "
+                       "add refbook-ignore = {unused-entry} to the entry", entry.key)
+            for entry in bib if entry.key not in used]
+
+
+# A list of every entry: the Markdown marker, or a bibliography directive's :all:/:notcited:.
+LISTS_ALL = re.compile(r"<!--\s*refbook:bibliography\s+all\s*-->|^[ \t]*:(?:all|notcited):[ \t]*$",
+                       re.MULTILINE)
+
+
+def lists_every_entry(text: str) -> bool:
+    """Whether a document's source holds a reference list of every (or every uncited) entry."""
+    return bool(LISTS_ALL.search(text)) and ("bibliography" in text)

@@ -12,11 +12,18 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from refbook.config import Config, ConfigError
+from refbook.config import Config, ConfigError, pyproject_options
 from refbook.diagnostics import Code, Diagnostic, Severity
 from refbook.readers import read_bibliography
 from refbook.validate import apply_config, check_bibliography
-from refbook.validate.citations import DOC_SUFFIXES, check_citations, find_documents, scan_document
+from refbook.validate.citations import (
+    DOC_SUFFIXES,
+    check_citations,
+    find_documents,
+    lists_every_entry,
+    read_document,
+    scan_text,
+)
 
 if TYPE_CHECKING:
     import argparse
@@ -64,21 +71,9 @@ def _split(values: Sequence[str]) -> tuple[str, ...]:
 
 def _file_options(path: str | None) -> dict[str, Any]:
     """The ``[tool.refbook.check]`` table of ``path`` (or ./pyproject.toml), else {}."""
-    import tomllib
-
-    file = Path(path) if path else Path("pyproject.toml")
-    if not file.is_file():
-        if path:
-            raise ConfigError(f"--config {path}: no such file")
-        return {}
-    try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{file}: {exc}") from exc
-    table = data.get("tool", {}).get("refbook", {}).get("check", {})
-    if not isinstance(table, dict):
-        raise ConfigError(f"{file}: [tool.refbook.check] must be a table")
-    return table
+    if path and not Path(path).is_file():
+        raise ConfigError(f"--config {path}: no such file")
+    return pyproject_options(Path(path) if path else Path("pyproject.toml"))
 
 
 def _config(args: argparse.Namespace) -> Config:
@@ -125,11 +120,14 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     diags = check_bibliography(bib, config)
     if docs:
         cited: list[tuple[str, Any]] = []
+        lists_all = False
         for doc in find_documents(docs):
             if not doc.exists():
                 parser.error(f"check: {doc}: no such file or directory")
-            cited.extend(scan_document(doc))
-        diags += apply_config(check_citations(bib, cited), config, bib)
+            text = read_document(doc)
+            cited.extend(scan_text(text, str(doc), rst=doc.suffix.lower() == ".rst"))
+            lists_all = lists_all or lists_every_entry(text)
+        diags += apply_config(check_citations(bib, cited, lists_all=lists_all), config, bib)
     diags.sort(key=lambda d: (d.location.file if d.location else "",
                               d.location.line if d.location else 0, d.code.slug))
     for line in fixed:

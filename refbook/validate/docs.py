@@ -67,6 +67,16 @@ extra_fields = ["mendeley-tags"]
 `refbook check` exits 0 when clean, 1 when errors (with `--strict`: warnings) remain, 2 for bad
 usage. `--fix` rewrites only the defects marked *fixable* below and leaves every other byte of
 the file unchanged.
+
+## In the builds
+
+Sphinx and MkDocs run the same rules on every build, with the same options: `refbook_check = {…}`
+in `conf.py`, `check: {…}` under the plugin in `mkdocs.yml`, or — when the host sets none — the
+`[tool.refbook.check]` table of the `pyproject.toml` next to `conf.py` / `mkdocs.yml`. Errors and
+warnings are the host's warnings (`-W`, `mkdocs build --strict` and the hosts' own `strict`
+option fail on them and list every one); infos are printed, at most 20 per code and then a count
+(`refbook check` lists each). A book, its `refbook check BIB --docs DOCS` run and its two builds
+report the same codes at the same `file:line`.
 """
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from refbook.diagnostics import Code, Diagnostic
+from refbook.diagnostics import Code, Diagnostic, Severity
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -18,7 +18,10 @@ if TYPE_CHECKING:
     from refbook.config import Config
     from refbook.models import Bibliography, Entry, Field
 
-__all__ = ["IGNORE_FIELD", "apply_config", "at", "show"]
+__all__ = ["IGNORE_FIELD", "INFO_LIMIT", "apply_config", "at", "condense", "show"]
+
+#: info diagnostics a host prints per code before it sums the rest up in one line
+INFO_LIMIT = 20
 
 IGNORE_FIELD = "refbook-ignore"
 
@@ -84,3 +87,27 @@ def apply_config(diagnostics: Iterable[Diagnostic], config: Config,
 def _place(d: Diagnostic) -> tuple[str, int, str]:
     loc = d.location
     return (loc.file if loc else "", loc.line if loc else 0, d.code.slug)
+
+
+def condense(diagnostics: Iterable[Diagnostic], limit: int = INFO_LIMIT,
+             ) -> tuple[list[Diagnostic], list[str]]:
+    """What a build log shows: every error and warning; per code, the first ``limit`` infos.
+
+    The rest of each code's infos become one summary line (a book on a shared bibliography of
+    thousands of entries would otherwise print one ``unused-entry`` line per entry). Raising the
+    code's severity to ``warning`` lists each again; ``refbook check`` always lists each.
+    """
+    shown: list[Diagnostic] = []
+    hidden: dict[Code, int] = {}
+    seen: dict[Code, int] = {}
+    for d in diagnostics:
+        if d.effective_severity is Severity.INFO:
+            seen[d.code] = seen.get(d.code, 0) + 1
+            if seen[d.code] > limit:
+                hidden[d.code] = hidden.get(d.code, 0) + 1
+                continue
+        shown.append(d)
+    lines = [f"{n} more {code.qualified} (info) not shown; 'refbook check' lists each, and "
+             f"setting its severity to warning lists them here too (or off to hide them)"
+             for code, n in hidden.items()]
+    return shown, lines

@@ -174,7 +174,7 @@ BIB_PROBLEMS = {
     "duplicate-key": ("@misc{a,\n  title = {T},\n}\n\n@misc{a,\n  title = {U},\n}\n", 5),
     "duplicate-field": ("@misc{a,\n  title = {T},\n  title = {U},\n  year = {2020},\n}\n", 3),
     "undefined-string": ("@misc{a,\n  title = {T},\n  publisher = nosuchmacro,\n}\n", 3),
-    "crossref-missing": ("@inbook{a,\n  title = {T},\n  crossref = {nope},\n}\n", 3),
+    "crossref-missing": ("@misc{a,\n  title = {T},\n  crossref = {nope},\n}\n", 3),
     "crossref-cycle": (("@misc{a,\n  title = {T},\n  crossref = {b},\n}\n\n"
                        "@misc{b,\n  title = {U},\n  crossref = {a},\n}\n"), 8),
 }
