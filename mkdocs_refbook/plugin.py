@@ -103,6 +103,20 @@ class PageData:
     lists: list[str] = field(default_factory=list)
 
 
+def _front_matter_lines(page: Page, markdown: str) -> int:
+    """Lines MkDocs took off the top of the page file (YAML or MultiMarkdown meta-data).
+
+    Diagnostics name lines of the file, as Sphinx and ``refbook check`` do.
+    """
+    try:
+        source = page.file.content_string
+    except (OSError, UnicodeDecodeError):
+        return 0
+    if markdown and source.endswith(markdown):
+        return source.count("\n", 0, len(source) - len(markdown))
+    return 0
+
+
 class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-untyped-call]
     """Citations, reference lists and diagnostics for a whole MkDocs book."""
 
@@ -229,7 +243,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                          files: Files) -> str:
         masked = _mask_code(markdown)
         data = PageData(page.file.src_uri)
-        data.candidates = [(_squash(c.source), c.line) for c in find_citations(masked)]
+        offset = _front_matter_lines(page, markdown)
+        data.candidates = [(_squash(c.source), c.line + offset) for c in find_citations(masked)]
         self.pages[page.file.src_uri] = data
         return markdown
 
@@ -358,12 +373,16 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         return env
 
     def _relocated(self, diagnostics: Sequence[Diagnostic], order: Sequence[str]) -> list[Diagnostic]:
-        """Unknown-key diagnostics at the current lines (a reused resolution has the old ones)."""
+        """Unknown-key diagnostics at the current lines (a reused resolution has the old ones).
+
+        The registry reports each cited key that is not in the bibliography, in citation order,
+        as ``unknown-key`` or (another case of an existing key) ``cite-case``.
+        """
         places = iter([Location(u, site.line) for u in order for site in self.pages[u].sites
                        for k in site.citation.keys if k not in self.items])
         out = []
         for d in diagnostics:
-            if d.code is Code.UNKNOWN_KEY and d.location is not None:
+            if d.code in (Code.UNKNOWN_KEY, Code.CITE_CASE) and d.location is not None:
                 d = replace(d, location=next(places, d.location))
             out.append(d)
         return out

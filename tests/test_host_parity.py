@@ -1,0 +1,343 @@
+"""One book, three tools, one report: a Sphinx build, an MkDocs build and ``refbook check --docs``
+give the same diagnostics — code, file and line — for every rule family.
+
+The book below has at least one defect of every family in its ``.bib`` file and in its pages
+(unknown and wrong-case keys, entries never cited). The three tools run as a user runs them (the
+real command lines, in the book's folder) and share their options through the book's
+``pyproject.toml``. A second test does the same on a copy of ``example_book/`` with an unknown
+citation and an uncited entry added (evidence 4 of the validation issue).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from refbook.diagnostics import FAMILIES, Code
+from tests.conftest import ROOT
+
+BIN = Path(sys.executable).parent
+
+BIB = r"""@article{good2020,
+  author = {Good, Alice},
+  title = {A Good Paper},
+  journal = {Journal of Things},
+  year = {2020},
+  volume = {3},
+  pages = {1--10},
+}
+
+@article{sameA2019,
+  author = {Twin, Tom},
+  title = {Twice Filed},
+  journal = {Journal of Things},
+  year = {2019},
+  doi = {10.1000/twin},
+}
+
+@article{sameB2019,
+  author = {Twin, Tom},
+  title = {Twice Filed, Again},
+  journal = {Journal of Things},
+  year = {2019},
+  doi = {10.1000/TWIN},
+}
+
+@incollection{chapter2018,
+  author = {Part, Paula},
+  title = {A Chapter},
+  crossref = {nosuchbook},
+  year = {2018},
+  pages = {5--9},
+}
+
+@article{nojournal2017,
+  author = {Lone, Lee},
+  title = {Nowhere Published},
+  year = {2017},
+}
+
+@misc{range2016,
+  author = {Span, Sam},
+  title = {Two Years},
+  year = {2015-2016},
+  howpublished = {Report},
+}
+
+@misc{prefix2015,
+  author = {Link, Lina},
+  title = {Linked},
+  year = {2015},
+  doi = {https://doi.org/10.1000/linked},
+  url = {https://https://example.org/linked},
+}
+
+@book{others2014,
+  author = {First, Fay and others and Last, Lou},
+  title = {Many Hands},
+  publisher = {Press},
+  year = {2014},
+}
+
+@inproceedings{caps2013,
+  author = {Case, Carl},
+  title = {Training BERT on GPUs},
+  booktitle = {Proceedings of Things},
+  year = {2013},
+  pages = {7-9},
+  month = {Smarch},
+}
+
+@misc{uncited2012,
+  author = {Quiet, Quinn},
+  title = {Never Cited},
+  year = {2012},
+  howpublished = {Web},
+}
+
+@misc{broken2011,
+  author = {Bad, Bea},
+  title = {Unclosed,
+  year = {2011},
+}
+
+@misc{after2010,
+  author = {Still, Stan},
+  title = {Still Read},
+  year = {2010},
+  howpublished = {Web},
+}
+"""
+
+INDEX = """# A book
+
+```{toctree}
+:hidden:
+
+ch1
+ch2
+references
+```
+
+This book cites [@good2020] and [@sameA2019; @sameB2019].
+"""
+
+CH1 = """# One
+
+Chapters cite [@chapter2018, p. 6], @nojournal2017 and [@range2016].
+
+A key that is in no file: [@nosuch2020].
+
+```python
+print("@notacitation")  # code is never a citation
+```
+
+Wrong case: [@Good2020].
+"""
+
+CH2 = """---
+title: Two, with front matter (MkDocs strips it before plugins see the page)
+---
+
+# Two
+
+See [@prefix2015; @others2014] and [@caps2013].
+
+The last ones: [@after2010] and again [@nosuch2020].
+"""
+
+REFERENCES = """# References
+
+<!-- refbook:bibliography -->
+"""
+
+CONF = """\
+extensions = ["myst_parser", "sphinx_refbook"]
+source_suffix = {".md": "markdown"}
+root_doc = "index"
+refbook_bibfiles = ["../refs.bib"]
+"""
+
+MKDOCS = """\
+site_name: A book
+docs_dir: docs
+site_dir: _build/mkdocs
+nav: [index.md, ch1.md, ch2.md, references.md]
+plugins:
+  - refbook:
+      bib_files: [refs.bib]
+"""
+
+PYPROJECT = """\
+[tool.refbook.check]
+# every entry never cited is listed (info by default: summed up past 20 in a build log)
+severity = { unused-entry = "warning" }
+"""
+
+Row = tuple[str, str, int]  # (code, file relative to the book, line)
+# one diagnostic in any of the three outputs: "<file>:<line>: … [refbook.<code>]"
+LINE = re.compile(r"(?:^|\s)(?P<file>[^\s:]+):(?P<line>\d+): .*\[(?P<code>refbook\.[a-z-]+)\]\s*$")
+
+
+def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONWARNINGS": "ignore"}
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=300, env=env,
+                          check=False)
+
+
+def _rows(text: str, book: Path) -> set[Row]:
+    rows: set[Row] = set()
+    for line in text.splitlines():
+        m = LINE.search(line)
+        if m is None:
+            continue
+        path = Path(m.group("file"))
+        name = os.path.relpath(path, book) if path.is_absolute() else str(path)
+        rows.add((m.group("code"), name.replace(os.sep, "/"), int(m.group("line"))))
+    return rows
+
+
+def sphinx_rows(book: Path, *, fails: bool = False) -> set[Row]:
+    """The diagnostics of ``sphinx-build`` (``fails``: the book is strict and has errors)."""
+    out = _run([str(BIN / "sphinx-build"), "-b", "html", "-c", ".", "docs", "_build/sphinx"], book)
+    assert (out.returncode != 0) == fails, out.stderr
+    if fails:
+        assert "refbook strict mode" in out.stderr
+    return _rows(out.stdout + "\n" + out.stderr, book)
+
+
+def mkdocs_rows(book: Path, *, fails: bool = False) -> set[Row]:
+    """The diagnostics of ``mkdocs build`` (``fails``: the book is strict and has errors)."""
+    out = _run([str(BIN / "mkdocs"), "build", "-f", "mkdocs.yml"], book)
+    assert (out.returncode != 0) == fails, out.stderr
+    if fails:
+        assert "refbook strict mode" in out.stderr
+    return _rows(out.stderr, book)
+
+
+def check_rows(book: Path, bib: str) -> set[Row]:
+    out = _run([str(BIN / "refbook"), "check", bib, "--docs", "docs", "--format", "json"], book)
+    assert out.returncode in (0, 1), out.stderr
+    return {(d["code"], d["file"], d["line"]) for d in json.loads(out.stdout)}
+
+
+def _write_book(root: Path) -> Path:
+    book = root / "book"
+    (book / "docs").mkdir(parents=True)
+    for name, text in {"refs.bib": BIB, "conf.py": CONF, "mkdocs.yml": MKDOCS,
+                       "pyproject.toml": PYPROJECT, "docs/index.md": INDEX, "docs/ch1.md": CH1,
+                       "docs/ch2.md": CH2, "docs/references.md": REFERENCES}.items():
+        (book / name).write_text(text, encoding="utf-8")
+    return book
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[Row]]:
+    book = _write_book(tmp_path_factory.mktemp("parity"))
+    return {"check": check_rows(book, "refs.bib"), "sphinx": sphinx_rows(book),
+            "mkdocs": mkdocs_rows(book)}
+
+
+def _family(rows: set[Row], family: str) -> set[Row]:
+    return {r for r in rows if (c := Code.from_slug(r[0])) is not None and c.family == family}
+
+
+FAMILIES_IN_BOOK = [f for f in FAMILIES if f != "config"]
+
+
+@pytest.mark.parametrize("family", FAMILIES_IN_BOOK)
+def test_hosts_report_what_check_reports(reports: dict[str, set[Row]], family: str) -> None:
+    expected = _family(reports["check"], family)
+    assert expected, f"the parity book has no {family} defect"
+    assert _family(reports["sphinx"], family) == expected
+    assert _family(reports["mkdocs"], family) == expected
+
+
+def test_parity_book_defects_are_where_a_reviewer_puts_them(reports: dict[str, set[Row]]) -> None:
+    """The check output itself (what the hosts are compared to) names the planted defects."""
+    rows = reports["check"]
+    expected = {
+        ("refbook.duplicate-work", "refs.bib", 23),      # sameB2019's doi (sameA2019's DOI)
+        ("refbook.crossref-missing", "refs.bib", 29),
+        ("refbook.missing-field", "refs.bib", 26),       # @incollection without booktitle
+        ("refbook.missing-field", "refs.bib", 34),       # @article without journal
+        ("refbook.year-range", "refs.bib", 43),
+        ("refbook.doi-prefix", "refs.bib", 51),
+        ("refbook.url-scheme-duplicated", "refs.bib", 52),
+        ("refbook.others-not-last", "refs.bib", 56),
+        ("refbook.title-case", "refs.bib", 64),
+        ("refbook.pages-dash", "refs.bib", 67),
+        ("refbook.month-invalid", "refs.bib", 68),
+        ("refbook.unused-entry", "refs.bib", 71),       # uncited2012
+        ("refbook.syntax", "refs.bib", 80),
+        ("refbook.unknown-key", "docs/ch1.md", 5),
+        ("refbook.cite-case", "docs/ch1.md", 11),
+        ("refbook.unknown-key", "docs/ch2.md", 9),
+    }
+    assert expected <= rows, sorted(expected - rows)
+    assert not any("notacitation" in str(r) for r in rows)
+    # the entry after the broken one is still read and cited: no unknown-key for it
+    assert ("refbook.unknown-key", "docs/ch2.md", 9) in rows
+    assert all(r[0] != "refbook.unused-entry" or r[2] == 71 for r in rows)
+
+
+def test_example_book_unknown_and_unused_citations_reported_alike(tmp_path: Path) -> None:
+    """Evidence 4: in a copy of example_book/ with one citation of a missing key and one entry
+    no page cites, both hosts and ``refbook check --docs`` report both at the same places
+    (unused-entry at its default severity, info)."""
+    book = tmp_path / "example_book"
+    shutil.copytree(ROOT / "example_book", book, ignore=shutil.ignore_patterns("_build"))
+    chapter = book / "docs" / "04-inference.md"
+    lines = chapter.read_text(encoding="utf-8").split("\n")
+    lines.insert(4, "As nobody showed [@nosuchkey2031, p. 3].")
+    chapter.write_text("\n".join(lines), encoding="utf-8")
+    bib = book / "references.bib"
+    text = bib.read_text(encoding="utf-8")
+    entry_line = text.count("\n") + 2
+    bib.write_text(text + "\n@misc{neverCited2030,\n  author = {Nobody, Nora},\n"
+                   "  title = {Cited Nowhere},\n  year = {2030},\n  howpublished = {Web},\n}\n",
+                   encoding="utf-8")
+    # conf.py takes the .bib from the book folder and the pages from docs/, as in the repository
+    wanted = {("refbook.unknown-key", "docs/04-inference.md", 5),
+              ("refbook.unused-entry", "references.bib", entry_line)}
+    check = check_rows(book, "references.bib")
+    # the example book is strict in both hosts: the unknown key fails both builds, after
+    # every diagnostic was reported
+    sphinx = sphinx_rows(book, fails=True)
+    mkdocs = mkdocs_rows(book, fails=True)
+    family = {"refbook.unknown-key", "refbook.unused-entry", "refbook.cite-case"}
+    assert {r for r in check if r[0] in family} == wanted
+    assert {r for r in sphinx if r[0] in family} == wanted
+    assert {r for r in mkdocs if r[0] in family} == wanted
+    # and nothing else differs either: the seven title-case infos are the same in all three
+    assert check == sphinx == mkdocs
+
+
+def _after(text: str, marker: str) -> str:
+    assert marker in text, text[-3000:]
+    return text[text.index(marker):]
+
+
+def test_strict_mode_lists_every_problem_in_one_failure(tmp_path: Path) -> None:
+    """Strict mode (``refbook_strict`` / ``strict: true``) fails once and its message lists every
+    error and warning of the book — the rows ``refbook check`` reports, not only the first."""
+    book = _write_book(tmp_path)
+    (book / "conf.py").write_text(CONF + "refbook_strict = True\n", encoding="utf-8")
+    (book / "mkdocs.yml").write_text(MKDOCS + "      strict: true\n", encoding="utf-8")
+    expected = check_rows(book, "refs.bib")
+    assert len(expected) >= 15
+    sphinx = _run([str(BIN / "sphinx-build"), "-b", "html", "-c", ".", "docs", "_build/s"], book)
+    assert sphinx.returncode != 0
+    listed = _after(sphinx.stderr, f"the book has {len(expected)} problem(s):")
+    assert _rows(listed.split("\n\n")[0], book) == expected
+    mkdocs = _run([str(BIN / "mkdocs"), "build", "-f", "mkdocs.yml"], book)
+    assert mkdocs.returncode != 0
+    listed = _after(mkdocs.stderr, f"refbook strict mode: {len(expected)} problem(s):")
+    assert _rows(listed, book) == expected
