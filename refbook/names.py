@@ -25,7 +25,7 @@ from refbook import latex
 from refbook.latex import PInline, PSpace, PSpan, PStr
 from refbook.models import Person
 
-__all__ = ["first_person", "parse_names", "parse_names_pandoc"]
+__all__ = ["parse_names", "parse_names_pandoc"]
 
 # Control sequences BibTeX treats as letters when deciding a word's case (bibtex.web).
 _SPECIAL_UPPER = frozenset({"OE", "AE", "AA", "O", "L"})
@@ -38,36 +38,24 @@ _SPECIAL_LOWER = frozenset({"oe", "ae", "aa", "o", "l", "ss", "i", "j"})
 
 
 _AND_SPLIT = re.compile(r"\s[Aa][Nn][Dd](?=\s)")
+_BRACE = re.compile(r"[{}]")
 
 
-def _split_and(value: str, maxsplit: int = -1) -> list[str]:
+def _split_and(value: str) -> list[str]:
     """Split at `` and `` (any case, whitespace around it) at brace depth 0."""
     if "{" not in value and "}" not in value:
-        return _AND_SPLIT.split(value, maxsplit=max(maxsplit, 0))
+        return _AND_SPLIT.split(value)
     parts: list[str] = []
     depth = 0
+    scanned = 0  # braces counted up to here
     start = 0
-    i = 0
-    n = len(value)
-    while i < n:
-        c = value[i]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth = max(depth - 1, 0)
-        elif (
-            depth == 0
-            and c.isspace()
-            and len(parts) != maxsplit
-            and value[i + 1 : i + 4].lower() == "and"
-            and i + 4 < n
-            and value[i + 4].isspace()
-        ):
-            parts.append(value[start:i])
-            i += 4
-            start = i
-            continue
-        i += 1
+    for m in _AND_SPLIT.finditer(value):
+        for b in _BRACE.finditer(value, scanned, m.start()):
+            depth = depth + 1 if b.group() == "{" else max(depth - 1, 0)
+        scanned = m.start()
+        if depth == 0:
+            parts.append(value[start:m.start()])
+            start = m.end()
     parts.append(value[start:])
     return parts
 
@@ -227,21 +215,7 @@ def _person(name: str, problems: list[str]) -> Person | None:
     return person
 
 
-_AND = re.compile(r"\s[Aa][Nn][Dd]\s")
-
-
-def first_person(value: str) -> Person | None:
-    """The first name of a BibTeX name list (the rest is not parsed), or None."""
-    m = _AND.search(value)
-    if m is None or value.count("{", 0, m.start()) == value.count("}", 0, m.start()) == 0:
-        first = value[: m.start()] if m else value  # no brace before the first "and"
-    else:
-        first = _split_and(value, maxsplit=1)[0]
-    persons, _ = parse_names(first) if first.strip() else ((), ())
-    return persons[0] if persons else None
-
-
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=65536)
 def parse_names(value: str) -> tuple[tuple[Person, ...], tuple[str, ...]]:
     """Split a BibTeX name list the way BibTeX does.
 

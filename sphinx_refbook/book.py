@@ -232,7 +232,7 @@ def resolve_book(
     check = check or Config()
     # validation: the .bib rules, then the book's citations (unknown keys, unused entries),
     # one configuration for both, as `refbook check --docs` applies it
-    bib_problems = check_bibliography(bib, check)
+    bib_problems = check_bibliography(bib, check, memo_dir=cache_dir)
     used = set(bib.keys()) if everything else {k for k, _ in res.entries} | cited_set
     cite_problems = apply_config([*res.diagnostics, *problems, *unused_entries(bib, used)],
                                  check, bib)

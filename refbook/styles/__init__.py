@@ -8,12 +8,11 @@ its own ``.csl`` file or any class with the same ``name`` and ``processor(items)
 
 from __future__ import annotations
 
-import os
-import pickle
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from refbook.memo import load_memo, save_memo
 from refbook.styles.csl.processor import CiteItem, Processor
 from refbook.styles.csl.style import DATA, load_style
 
@@ -44,13 +43,13 @@ class CslStyle:
         a host's next build (a new ``sphinx-build`` run) reformats only the entries that changed."""
         style = load_style(str(self._path()))
         if memo_dir is not None:
-            _load_memo(style.memo, self._memo_file(memo_dir))
+            load_memo(style.memo, self._memo_file(memo_dir))
         return Processor(style, items)
 
     def save_memo(self, memo_dir: str) -> None:
         """Write the formatting memo next to the host's other caches (atomic, best effort)."""
         style = load_style(str(self._path()))
-        _save_memo(style.memo, self._memo_file(memo_dir))
+        save_memo(style.memo, self._memo_file(memo_dir))
 
     def _path(self) -> Path:
         path = Path(self.csl_file)
@@ -61,40 +60,6 @@ class CslStyle:
 
         stamp = self._path().stat().st_mtime_ns
         return Path(memo_dir) / f"style-{self.name}-{__version__}-{stamp}.pickle"
-
-
-_LOADED_MEMOS: set[Path] = set()
-_SAVED_SIZES: dict[Path, int] = {}
-
-
-def _load_memo(memo: dict[object, object], path: Path) -> None:
-    if path in _LOADED_MEMOS or not path.is_file():
-        return
-    _LOADED_MEMOS.add(path)
-    try:
-        with path.open("rb") as fh:
-            data = pickle.load(fh)  # noqa: S301 - our own cache file, in the host's build folder
-    except Exception:  # a corrupt or foreign cache is simply ignored
-        return
-    if isinstance(data, dict):
-        for k, v in data.items():
-            memo.setdefault(k, v)
-        _SAVED_SIZES[path] = len(memo)
-
-
-def _save_memo(memo: dict[object, object], path: Path) -> None:
-    if _SAVED_SIZES.get(path) == len(memo):
-        return  # nothing new was formatted
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        with tmp.open("wb") as fh:
-            pickle.dump(memo, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-        _LOADED_MEMOS.add(path)
-        _SAVED_SIZES[path] = len(memo)
-    except (OSError, pickle.PicklingError):
-        return
 
 
 def available_styles() -> dict[str, type[CslStyle]]:

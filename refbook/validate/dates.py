@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from refbook.diagnostics import Diagnostic
     from refbook.models import Bibliography, Entry
 
-__all__ = ["check"]
+__all__ = ["check", "check_entry"]
 
 YEAR_RANGE = re.compile(r"^(\d{4})\s*(?:-{1,3}|–|—|/)\s*(\d{4})$")
 # ISO 8601 / EDTF level 1 as BibLaTeX reads it: negative years, times, ?, ~, %.
@@ -28,10 +28,15 @@ TITLE_YEAR = re.compile(r"(?:,\s*((?:19|20)\d{2})|\s\(((?:19|20)\d{2})\))\s*\.?\
 
 def check(bib: Bibliography, config: Config) -> Iterator[Diagnostic]:
     for entry in bib:
-        yield from _year(entry)
-        yield from _date(entry)
-        yield from _title_year(entry)
-        yield from _arxiv_year(entry)
+        yield from check_entry(entry, config)
+
+
+def check_entry(entry: Entry, config: Config) -> Iterator[Diagnostic]:
+    """The family's rules on one entry (they look at no other entry)."""
+    yield from _year(entry)
+    yield from _date(entry)
+    yield from _title_year(entry)
+    yield from _arxiv_year(entry)
 
 
 def _year(entry: Entry) -> Iterator[Diagnostic]:
@@ -91,7 +96,7 @@ def _date(entry: Entry) -> Iterator[Diagnostic]:
         year = int(to_text(y.value).strip())
         if year not in years and not (len(years) == 2 and years[0] <= year <= years[1]):
             yield at(Code.DATE_YEAR_MISMATCH, entry, y, f"year {year} disagrees with date "
-                     f"{show(text)} (line {f.location.line})",
+                     f"{show(text)} (its date field)",
                      f"keep one of them: remove year, or set it to {years[-1]}")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from refbook.config import ConfigError, expand_selector
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from refbook.diagnostics import Diagnostic
     from refbook.models import Bibliography, Entry
 
-__all__ = ["KNOWN_FIELDS", "REQUIRED", "TOOL_FIELDS", "TYPES", "check"]
+__all__ = ["KNOWN_FIELDS", "REQUIRED", "TOOL_FIELDS", "TYPES", "check", "check_entry"]
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -117,32 +118,42 @@ SYNONYMS = {"city": "address", "keyword": "keywords", "repository": "url", "plac
 
 
 def check(bib: Bibliography, config: Config) -> Iterator[Diagnostic]:
-    allowed = KNOWN_FIELDS | TOOL_FIELDS | set(config.extra_fields)
     for entry in bib:
-        if entry.type not in TYPES:
-            close = ([TYPE_SYNONYMS[entry.type]] if entry.type in TYPE_SYNONYMS else
-                     difflib.get_close_matches(entry.type, sorted(TYPES), n=1))
-            hint = (f"did you mean @{close[0]}?" if close else
-                    "use a BibTeX type (article, book, inproceedings, misc …) or a BibLaTeX one "
-                    "(online, software, dataset, report …)")
-            yield at(Code.UNKNOWN_TYPE, entry, None,
-                     f"entry type @{entry.type} of {entry.key!r} is not a BibTeX or BibLaTeX type",
-                     hint)
-        else:
-            yield from _required(entry)
-            yield from _belongs(entry)
-        for f in entry.fields:
-            if f.name == IGNORE_FIELD:
-                yield from _ignore_field(entry)
-            elif f.name not in allowed and not (
-                    f.name.endswith(ANNOTATION_SUFFIX) and f.name.split("+")[0] in KNOWN_FIELDS):
-                close = ([SYNONYMS[f.name]] if f.name in SYNONYMS else
-                         difflib.get_close_matches(f.name, sorted(KNOWN_FIELDS), n=1, cutoff=0.75))
-                hint = (f"did you mean {close[0]}?" if close else
-                        f"remove it, or accept it with extra_fields = [\"{f.name}\"] in the "
-                        "refbook configuration")
-                yield at(Code.UNKNOWN_FIELD, entry, f, f"field {f.name!r} of {entry.key!r} is not "
-                         "a BibTeX/BibLaTeX field; styles ignore it", hint)
+        yield from check_entry(entry, config)
+
+
+def check_entry(entry: Entry, config: Config) -> Iterator[Diagnostic]:
+    """The family's rules on one entry (they look at no other entry)."""
+    allowed = _allowed(config.extra_fields)
+    if entry.type not in TYPES:
+        close = ([TYPE_SYNONYMS[entry.type]] if entry.type in TYPE_SYNONYMS else
+                 difflib.get_close_matches(entry.type, sorted(TYPES), n=1))
+        hint = (f"did you mean @{close[0]}?" if close else
+                "use a BibTeX type (article, book, inproceedings, misc …) or a BibLaTeX one "
+                "(online, software, dataset, report …)")
+        yield at(Code.UNKNOWN_TYPE, entry, None,
+                 f"entry type @{entry.type} of {entry.key!r} is not a BibTeX or BibLaTeX type",
+                 hint)
+    else:
+        yield from _required(entry)
+        yield from _belongs(entry)
+    for f in entry.fields:
+        if f.name == IGNORE_FIELD:
+            yield from _ignore_field(entry)
+        elif f.name not in allowed and not (
+                f.name.endswith(ANNOTATION_SUFFIX) and f.name.split("+")[0] in KNOWN_FIELDS):
+            close = ([SYNONYMS[f.name]] if f.name in SYNONYMS else
+                     difflib.get_close_matches(f.name, sorted(KNOWN_FIELDS), n=1, cutoff=0.75))
+            hint = (f"did you mean {close[0]}?" if close else
+                    f"remove it, or accept it with extra_fields = [\"{f.name}\"] in the "
+                    "refbook configuration")
+            yield at(Code.UNKNOWN_FIELD, entry, f, f"field {f.name!r} of {entry.key!r} is not "
+                     "a BibTeX/BibLaTeX field; styles ignore it", hint)
+
+
+@lru_cache(maxsize=64)
+def _allowed(extra: tuple[str, ...]) -> frozenset[str]:
+    return KNOWN_FIELDS | TOOL_FIELDS | frozenset(extra)
 
 
 # Container fields and the types that print them (BibTeX names included).

@@ -11,21 +11,22 @@ import difflib
 import re
 import unicodedata
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code, Diagnostic
 from refbook.latex import to_text
-from refbook.names import first_person
+from refbook.names import parse_names
 from refbook.validate.identifiers import arxiv_of, doi_of, url_key
 from refbook.validate.report import at
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
 
     from refbook.config import Config
     from refbook.models import Bibliography, Entry, Field
 
-__all__ = ["check", "title_key"]
+__all__ = ["Signals", "check", "signals", "title_key"]
 
 
 def title_key(value: str) -> str:
@@ -42,15 +43,43 @@ def _first_author(entry: Entry) -> str:
     value = entry.get("author") or entry.get("editor")
     if not value.strip():
         return ""
-    p = first_person(value)
-    if p is None:
+    persons, _ = parse_names(value)  # the names family parsed it already: a cache hit
+    if not persons:
         return ""
+    p = persons[0]
     return title_key(p.literal or p.last)
 
 
-def check(bib: Bibliography, config: Config) -> Iterator[Diagnostic]:
+@dataclass(frozen=True, slots=True)
+class Signals:
+    """What tells one entry's work from another's, computed once per entry (and memoized)."""
+
+    doi: str
+    arxiv: str
+    title: str   # title_key of the title
+    author: str  # title_key of the first author's family name
+    year: str
+    url: str     # the url field as text
+
+
+def signals(entry: Entry) -> Signals:
+    """The :class:`Signals` of one entry."""
+    ident, _ = arxiv_of(entry)
+    return Signals(doi_of(entry), ident, title_key(entry.get("title")), _first_author(entry),
+                   to_text(entry.get("year")).strip(), to_text(entry.get("url")).strip())
+
+
+def check(bib: Bibliography, config: Config,
+          known: Mapping[str, Signals] | None = None) -> Iterator[Diagnostic]:
+    """Case-insensitive key clashes and the same work under several keys.
+
+    ``known``: the entries' signals when the caller has them (``refbook.validate`` memoizes them
+    per entry); computed here otherwise.
+    """
     yield from _case_keys(bib)
-    yield from _same_work(bib)
+    sig = {e.key: (known[e.key] if known is not None and e.key in known else signals(e))
+           for e in bib}
+    yield from _same_work(bib, sig)
 
 
 def _case_keys(bib: Bibliography) -> Iterator[Diagnostic]:
@@ -65,29 +94,25 @@ def _case_keys(bib: Bibliography) -> Iterator[Diagnostic]:
                      "work")
 
 
-def _same_work(bib: Bibliography) -> Iterator[Diagnostic]:
+def _same_work(bib: Bibliography, sig: Mapping[str, Signals]) -> Iterator[Diagnostic]:
     entries = list(bib)
     order = {e.key: i for i, e in enumerate(entries)}
     by_signal: dict[tuple[str, str], list[Entry]] = defaultdict(list)
     urls: dict[str, list[Entry]] = defaultdict(list)
-    titles = {e.key: title_key(e.get("title")) for e in entries}
+    titles = {e.key: sig[e.key].title for e in entries}
     for e in entries:
-        doi = doi_of(e)
-        if doi:
-            by_signal[("doi", doi)].append(e)
-        ident, _ = arxiv_of(e)
-        if ident:
-            by_signal[("arxiv", ident)].append(e)
-        t = titles[e.key]
-        author = _first_author(e)
-        year = to_text(e.get("year")).strip()
-        if len(t) >= 4 and author:
-            by_signal[("title+author", f"{t}|{author}")].append(e)
-        if len(t) >= 5 and re.fullmatch(r"\d{4}", year):
-            by_signal[("title+year", f"{t}|{year}")].append(e)
-        url = to_text(e.get("url")).strip()
-        if url and " " not in url:
-            urls[url_key(url)].append(e)
+        s = sig[e.key]
+        if s.doi:
+            by_signal[("doi", s.doi)].append(e)
+        if s.arxiv:
+            by_signal[("arxiv", s.arxiv)].append(e)
+        t = s.title
+        if len(t) >= 4 and s.author:
+            by_signal[("title+author", f"{t}|{s.author}")].append(e)
+        if len(t) >= 5 and re.fullmatch(r"\d{4}", s.year):
+            by_signal[("title+year", f"{t}|{s.year}")].append(e)
+        if s.url and " " not in s.url:
+            urls[url_key(s.url)].append(e)
 
     # Each later entry of a signal group is linked to the group's first entry (a star, not all
     # pairs: a Zotero export may hold hundreds of entries with one URL).

@@ -16,13 +16,13 @@ from refbook.names import _split_and, parse_names
 from refbook.validate.report import at
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
 
     from refbook.config import Config
     from refbook.diagnostics import Diagnostic
     from refbook.models import Bibliography, Entry, Field, Person
 
-__all__ = ["NAME_FIELDS", "check"]
+__all__ = ["NAME_FIELDS", "Spelling", "check", "check_entry", "variants"]
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -49,39 +49,52 @@ ORG_SUFFIX = re.compile(r"\b(inc|incorporated|corporation|corp|llc|ltd|co|compan
                         re.IGNORECASE)
 
 
+#: an organisation as one entry writes it: (normalized name, spelling, field name)
+Spelling = tuple[str, str, str]
+
+
 def check(bib: Bibliography, config: Config) -> Iterator[Diagnostic]:
-    spellings: dict[str, list[tuple[str, Entry, Field]]] = defaultdict(list)
+    spellings: dict[str, tuple[Spelling, ...]] = {}
     for entry in bib:
-        for f in entry.fields:
-            if f.name not in NAME_FIELDS or not f.value.strip():
+        found, spellings[entry.key] = check_entry(entry, config)
+        yield from found
+    yield from variants(bib, spellings)
+
+
+def check_entry(entry: Entry, config: Config) -> tuple[list[Diagnostic], tuple[Spelling, ...]]:
+    """The rules on one entry, and the organisations it names (for :func:`variants`)."""
+    out: list[Diagnostic] = []
+    spellings: list[Spelling] = []
+    for f in entry.fields:
+        if f.name not in NAME_FIELDS or not f.value.strip():
+            continue
+        persons, problems = parse_names(f.value)
+        for problem in problems:
+            out.append(at(Code.BAD_NAME, entry, f, f"{f.name} of {entry.key!r}: {problem}",
+                          "write each name as 'Family, Given' (or 'Family, Jr, Given'), separate "
+                          "names with ' and ', and brace an organisation: {{World Health "
+                          "Organization}}"))
+        raw = [p.strip() for p in _split_and(f.value)]
+        out.extend(_others(entry, f, persons))
+        for i, p in enumerate(persons):
+            written = raw[i] if len(raw) == len(persons) else _written(p)
+            if p.is_literal:
+                spellings.append((_org_key(p.literal), p.literal, f.name))
                 continue
-            persons, problems = parse_names(f.value)
-            for problem in problems:
-                yield at(Code.BAD_NAME, entry, f, f"{f.name} of {entry.key!r}: {problem}",
-                         "write each name as 'Family, Given' (or 'Family, Jr, Given'), separate "
-                         "names with ' and ', and brace an organisation: {{World Health "
-                         "Organization}}")
-            raw = [p.strip() for p in _split_and(f.value)]
-            yield from _others(entry, f, persons)
-            for i, p in enumerate(persons):
-                written = raw[i] if len(raw) == len(persons) else _written(p)
-                if p.is_literal:
-                    spellings[_org_key(p.literal)].append((p.literal, entry, f))
-                    continue
-                if p.others:
-                    continue
-                org = _corporate(p, written)
-                if org:
-                    spellings[_org_key(org)].append((org, entry, f))
-                    yield at(Code.CORPORATE_AUTHOR, entry, f,
-                             f"{f.name} {written!r} looks like an organisation but is split as a "
-                             f"person (family {p.last!r}, given {p.first!r}), so styles print "
-                             f"{_as_person(p)!r}",
-                             f"wrap the whole name in a second pair of braces: {{{org}}} "
-                             f"(e.g. {f.name} = {{{{{org}}}}})")
-                    continue
-                yield from _punctuation(entry, f, p, written)
-    yield from _variants(spellings)
+            if p.others:
+                continue
+            org = _corporate(p, written)
+            if org:
+                spellings.append((_org_key(org), org, f.name))
+                out.append(at(Code.CORPORATE_AUTHOR, entry, f,
+                              f"{f.name} {written!r} looks like an organisation but is split as a "
+                              f"person (family {p.last!r}, given {p.first!r}), so styles print "
+                              f"{_as_person(p)!r}",
+                              f"wrap the whole name in a second pair of braces: {{{org}}} "
+                              f"(e.g. {f.name} = {{{{{org}}}}})"))
+                continue
+            out.extend(_punctuation(entry, f, p, written))
+    return out, tuple(spellings)
 
 
 def _written(p: Person) -> str:
@@ -160,8 +173,16 @@ def _org_key(name: str) -> str:
     return re.sub(r"[\W_]+", "", text)
 
 
-def _variants(spellings: dict[str, list[tuple[str, Entry, Field]]]) -> Iterator[Diagnostic]:
-    for key, uses in spellings.items():
+def variants(bib: Bibliography, spellings: Mapping[str, tuple[Spelling, ...]],
+             ) -> Iterator[Diagnostic]:
+    """One organisation spelled several ways across the file (``spellings``: key → its own)."""
+    uses_of: dict[str, list[tuple[str, Entry, Field]]] = defaultdict(list)
+    for entry in bib:
+        for key, written, name in spellings.get(entry.key, ()):
+            f = entry.field(name)
+            if f is not None:
+                uses_of[key].append((written, entry, f))
+    for key, uses in uses_of.items():
         if not key:
             continue
         counts: dict[str, int] = defaultdict(int)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from refbook.diagnostics import Diagnostic
     from refbook.models import Bibliography, Entry, Field
 
-__all__ = ["check", "unprotected_words"]
+__all__ = ["check", "check_entry", "unprotected_words"]
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -90,12 +90,17 @@ def _core(word: str) -> tuple[int, int]:
 
 def check(bib: Bibliography, config: Config) -> Iterator[Diagnostic]:
     for entry in bib:
-        for f in entry.fields:
-            if f.name in TITLE_FIELDS and f.value.strip():
-                yield from _case(entry, f)
-                if f.name == "title":
-                    yield from _medium(entry, f)
-                yield from _quotes_spaces(entry, f)
+        yield from check_entry(entry, config)
+
+
+def check_entry(entry: Entry, config: Config) -> Iterator[Diagnostic]:
+    """The family's rules on one entry (they look at no other entry)."""
+    for f in entry.fields:
+        if f.name in TITLE_FIELDS and f.value.strip():
+            yield from _case(entry, f)
+            if f.name == "title":
+                yield from _medium(entry, f)
+            yield from _quotes_spaces(entry, f)
 
 
 _INNER_CAPITAL = re.compile(r"\S[A-Z]")

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from refbook.diagnostics import Diagnostic
     from refbook.models import Bibliography, Entry
 
-__all__ = ["MONTHS", "SINGLE_DASH", "check"]
+__all__ = ["MONTHS", "SINGLE_DASH", "check", "check_entry"]
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
           "september", "october", "november", "december")
@@ -28,10 +28,15 @@ VOLUME_OK = re.compile(
 
 def check(bib: Bibliography, config: Config) -> Iterator[Diagnostic]:
     for entry in bib:
-        yield from _pages(entry)
-        yield from _month(entry)
-        yield from _volume(entry)
-        yield from _empty(entry)
+        yield from check_entry(entry, config)
+
+
+def check_entry(entry: Entry, config: Config) -> Iterator[Diagnostic]:
+    """The family's rules on one entry (they look at no other entry)."""
+    yield from _pages(entry)
+    yield from _month(entry)
+    yield from _volume(entry)
+    yield from _empty(entry)
 
 
 def _pages(entry: Entry) -> Iterator[Diagnostic]:

@@ -134,3 +134,40 @@ def test_pandoc_split_matches_pandoc(pandoc: str) -> None:
         for d in differ:
             print(f"  {path.name} {d}")
         assert not differ
+
+
+def _split_reference(value: str) -> list[str]:
+    """BibTeX's split at 'and', character by character (what refbook.names must agree with)."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(value):
+        c = value[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth = max(depth - 1, 0)
+        elif (depth == 0 and c.isspace() and value[i + 1:i + 4].lower() == "and"
+              and i + 4 < len(value) and value[i + 4].isspace()):
+            parts.append(value[start:i])
+            i += 4
+            start = i
+            continue
+        i += 1
+    parts.append(value[start:])
+    return parts
+
+
+def test_split_at_and_agrees_with_a_character_scan() -> None:
+    import random
+
+    from refbook.names import _split_and
+    from refbook.readers import read_bibliography
+    from tests.conftest import SEED, TESTDATA
+
+    values = {f.value for path in [*TESTDATA.rglob("*.bib"), *SEED.glob("*.bib")]
+              for e in read_bibliography([str(path)]) for f in e.fields
+              if f.name in ("author", "editor")}
+    rng = random.Random(7)
+    pieces = [" and ", " AND ", "and", " ", "\t", "\n", "{", "}", "A", "b,", "{\\\"u}", "And "]
+    values |= {"".join(rng.choice(pieces) for _ in range(rng.randint(0, 10))) for _ in range(5000)}
+    assert len(values) > 3000
+    assert [v for v in values if _split_and(v) != _split_reference(v)] == []

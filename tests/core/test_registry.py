@@ -72,7 +72,7 @@ def test_nocite_star_lists_everything() -> None:
 
 
 def test_formatting_memo_survives_the_process(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from refbook import styles
+    from refbook import memo
     from refbook.styles.csl.style import DATA, load_style
 
     reg = Registry()
@@ -83,15 +83,15 @@ def test_formatting_memo_survives_the_process(tmp_path) -> None:  # type: ignore
     assert memo_file.stat().st_size > 0
     # a new process: empty memo, nothing loaded yet
     load_style(str(DATA / "chicago-author-date.csl")).memo.clear()
-    styles._LOADED_MEMOS.clear()
-    styles._SAVED_SIZES.clear()
+    memo._LOADED.clear()
+    memo._SAVED_SIZES.clear()
     again = reg.resolve(Bibliography(), ITEMS, "chicago-author-date", memo_dir=str(tmp_path))
     assert {k: to_text(v) for k, v in again.citations.items()} == first
     assert again.entries == res.entries
     assert len(load_style(str(DATA / "chicago-author-date.csl")).memo) > 0
     # a corrupt cache file is ignored, never raised
     memo_file.write_bytes(b"not a pickle")
-    styles._LOADED_MEMOS.clear()
+    memo._LOADED.clear()
     load_style(str(DATA / "chicago-author-date.csl")).memo.clear()
     assert reg.resolve(Bibliography(), ITEMS, "chicago-author-date",
                        memo_dir=str(tmp_path)).entries == res.entries

@@ -1,0 +1,58 @@
+"""Memo files: results that survive the process, in a host's cache folder.
+
+Where it sits: beside the stages that memoize (the style processor's formatting memo, the
+validation memo). A host gives them its cache folder (Sphinx: the doctree folder), so that the
+next ``sphinx-build`` run redoes only what changed. Files are pickles written atomically; a
+missing, corrupt or foreign file is ignored, never an error.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, MutableMapping
+    from pathlib import Path
+
+__all__ = ["load_memo", "save_memo"]
+
+_LOADED: set[Path] = set()
+_SAVED_SIZES: dict[Path, int] = {}
+
+
+def load_memo(memo: MutableMapping[object, object], path: Path) -> None:
+    """Add the entries of ``path`` to ``memo`` (once per process and file)."""
+    if path in _LOADED or not path.is_file():
+        return
+    _LOADED.add(path)
+    try:
+        with path.open("rb") as fh:
+            data = pickle.load(fh)  # noqa: S301 - our own cache file, in the host's build folder
+    except Exception:  # a corrupt or foreign cache is simply ignored
+        return
+    if isinstance(data, dict):
+        for k, v in data.items():
+            memo.setdefault(k, v)
+        _SAVED_SIZES[path] = len(memo)
+
+
+def save_memo(memo: Mapping[object, object], path: Path, *, changed: bool | None = None) -> None:
+    """Write ``memo`` to ``path`` atomically (best effort).
+
+    ``changed``: whether anything new went into the memo; by default, whether its size differs
+    from what this process last loaded or saved.
+    """
+    if changed is False or (changed is None and _SAVED_SIZES.get(path) == len(memo)):
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        with tmp.open("wb") as fh:
+            pickle.dump(dict(memo), fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+        _LOADED.add(path)
+        _SAVED_SIZES[path] = len(memo)
+    except (OSError, pickle.PicklingError):
+        return

@@ -1,0 +1,57 @@
+"""Validation memoizes per entry: an edit re-checks only the entries that changed, the others
+move to their new lines. The memoized answer must always be the answer computed from scratch."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+import refbook.validate as validation
+from refbook.config import Config
+from refbook.readers import read_bibliography
+from refbook.validate import FAMILY_CHECKS, apply_config, validate
+from tests.conftest import SEED, TESTDATA
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+FILES = sorted([*TESTDATA.rglob("*.bib"), SEED / "references.raw.bib"])
+
+
+def _fresh(path: Path, config: Config) -> list[object]:
+    validation._MEMO.clear()
+    return validate(read_bibliography([str(path)]), config)
+
+
+def _by_family(path: Path, config: Config) -> list[object]:
+    """The family modules' own ``check`` (no memo), configured the same way."""
+    bib = read_bibliography([str(path)])
+    found = [d for check in FAMILY_CHECKS.values() for d in check(bib, config)]
+    return apply_config(found, config, bib)
+
+
+@pytest.mark.parametrize("config", [Config(), Config(severity=(("titles", "info"),),
+                                                     extra_fields=("mynote",))])
+def test_memo_answers_as_a_fresh_check_after_lines_move_and_entries_change(
+        tmp_path: Path, config: Config) -> None:
+    changed = 0
+    for path in FILES:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        copy = tmp_path / "copy.bib"
+        copy.write_text(text, encoding="utf-8")
+        first = _fresh(copy, config)
+        assert first == _by_family(copy, config), path.name
+        # lines move: three lines on top, and the memo is warm
+        copy.write_text("% moved\n\n\n" + text, encoding="utf-8")
+        warm = validate(read_bibliography([str(copy)]), config)
+        assert warm == _fresh(copy, config), path.name
+        # one entry changes: its title gains an unbraced acronym
+        if "title = {" in text:
+            copy.write_text(text.replace("title = {", "title = {The GPU and ", 1), encoding="utf-8")
+            warm = validate(read_bibliography([str(copy)]), config)
+            fresh = _fresh(copy, config)
+            assert warm == fresh, path.name
+            changed += warm != first
+    assert len(FILES) > 100
+    assert changed > 20  # the edits did change what was reported
