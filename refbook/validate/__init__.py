@@ -32,14 +32,23 @@ if TYPE_CHECKING:
 
 __all__ = ["FAMILY_CHECKS", "apply_config", "check_bibliography", "validate"]
 
+def _each_entry(check_entry: Callable[[Entry, Config], Iterable[Diagnostic]],
+                ) -> Callable[[Bibliography, Config], Iterator[Diagnostic]]:
+    def check(bibliography: Bibliography, config: Config) -> Iterator[Diagnostic]:
+        for entry in bibliography:
+            yield from check_entry(entry, config)
+    return check
+
+
+#: each family's rules over a whole bibliography, without the memo (tests compare against it)
 FAMILY_CHECKS: dict[str, Callable[[Bibliography, Config], Iterable[Diagnostic]]] = {
     "keys": keys.check,
-    "types": fields.check,
-    "dates": dates.check,
-    "identifiers": identifiers.check,
+    "types": _each_entry(fields.check_entry),
+    "dates": _each_entry(dates.check_entry),
+    "identifiers": _each_entry(identifiers.check_entry),
     "names": names.check,
-    "titles": titles.check,
-    "values": values.check,
+    "titles": _each_entry(titles.check_entry),
+    "values": _each_entry(values.check_entry),
 }
 #: the families whose rules look at one entry at a time (names: all but organisation variants)
 PER_ENTRY: tuple[Callable[[Entry, Config], Iterable[Diagnostic]], ...] = (

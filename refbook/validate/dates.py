@@ -15,20 +15,15 @@ if TYPE_CHECKING:
 
     from refbook.config import Config
     from refbook.diagnostics import Diagnostic
-    from refbook.models import Bibliography, Entry
+    from refbook.models import Entry
 
-__all__ = ["check", "check_entry"]
+__all__ = ["check_entry"]
 
 YEAR_RANGE = re.compile(r"^(\d{4})\s*(?:-{1,3}|–|—|/)\s*(\d{4})$")
 # ISO 8601 / EDTF level 1 as BibLaTeX reads it: negative years, times, ?, ~, %.
 ISO_DATE = re.compile(r"^(-?\d{4})(?:-(\d{2})(?:-(\d{2})(?:T\d{2}:\d{2}(?::\d{2})?"
                       r"(?:Z|[+-]\d{2}:?\d{2})?)?)?)?[?~%]?$")
 TITLE_YEAR = re.compile(r"(?:,\s*((?:19|20)\d{2})|\s\(((?:19|20)\d{2})\))\s*\.?\s*$")
-
-
-def check(bib: Bibliography, config: Config) -> Iterator[Diagnostic]:
-    for entry in bib:
-        yield from check_entry(entry, config)
 
 
 def check_entry(entry: Entry, config: Config) -> Iterator[Diagnostic]:

@@ -21,9 +21,9 @@ if TYPE_CHECKING:
 
     from refbook.config import Config
     from refbook.diagnostics import Diagnostic
-    from refbook.models import Bibliography, Entry
+    from refbook.models import Entry
 
-__all__ = ["KNOWN_FIELDS", "REQUIRED", "TOOL_FIELDS", "TYPES", "check", "check_entry"]
+__all__ = ["KNOWN_FIELDS", "REQUIRED", "TOOL_FIELDS", "TYPES", "check_entry"]
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -115,11 +115,6 @@ SYNONYMS = {"city": "address", "keyword": "keywords", "repository": "url", "plac
             "web": "url", "homepage": "url", "conference": "booktitle", "proceedings": "booktitle",
             "authors": "author", "editors": "editor", "page": "pages", "vol": "volume",
             "issue_number": "number", "accessed": "urldate", "access-date": "urldate"}
-
-
-def check(bib: Bibliography, config: Config) -> Iterator[Diagnostic]:
-    for entry in bib:
-        yield from check_entry(entry, config)
 
 
 def check_entry(entry: Entry, config: Config) -> Iterator[Diagnostic]:

@@ -19,9 +19,9 @@ if TYPE_CHECKING:
 
     from refbook.config import Config
     from refbook.diagnostics import Diagnostic
-    from refbook.models import Bibliography, Entry, Field
+    from refbook.models import Entry, Field
 
-__all__ = ["arxiv_of", "check", "check_entry", "doi_of", "url_key"]
+__all__ = ["arxiv_of", "check_entry", "doi_of", "url_key"]
 
 DOI_PREFIX = re.compile(
     r"^\s*(?:(?:https?://)?(?:dx\.)?(?:doi\.org|doi\.acm\.org|doi\.ieeecomputersociety\.org)/"
@@ -110,11 +110,6 @@ def _issn_ok(value: str) -> bool:
     total = sum((8 - i) * int(c) for i, c in enumerate(digits[:7]))
     check = (11 - total % 11) % 11
     return digits[7] == ("X" if check == 10 else str(check))
-
-
-def check(bib: Bibliography, config: Config) -> Iterator[Diagnostic]:
-    for entry in bib:
-        yield from check_entry(entry, config)
 
 
 def check_entry(entry: Entry, config: Config) -> Iterator[Diagnostic]:

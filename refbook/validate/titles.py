@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 
     from refbook.config import Config
     from refbook.diagnostics import Diagnostic
-    from refbook.models import Bibliography, Entry, Field
+    from refbook.models import Entry, Field
 
-__all__ = ["check", "check_entry", "unprotected_words"]
+__all__ = ["check_entry", "unprotected_words"]
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -86,11 +86,6 @@ def _core(word: str) -> tuple[int, int]:
     while b > a and not (word[b - 1].isalnum() or word[b - 1] in "+"):
         b -= 1
     return a, b
-
-
-def check(bib: Bibliography, config: Config) -> Iterator[Diagnostic]:
-    for entry in bib:
-        yield from check_entry(entry, config)
 
 
 def check_entry(entry: Entry, config: Config) -> Iterator[Diagnostic]:

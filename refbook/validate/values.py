@@ -14,9 +14,9 @@ if TYPE_CHECKING:
 
     from refbook.config import Config
     from refbook.diagnostics import Diagnostic
-    from refbook.models import Bibliography, Entry
+    from refbook.models import Entry
 
-__all__ = ["MONTHS", "SINGLE_DASH", "check", "check_entry"]
+__all__ = ["MONTHS", "SINGLE_DASH", "check_entry"]
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
           "september", "october", "november", "december")
@@ -24,11 +24,6 @@ SINGLE_DASH = re.compile(r"^\s*([A-Za-z]?\d+[A-Za-z]?)\s*(?:-|–|‐|‑)\s*([A
 RANGE = re.compile(r"^\s*[A-Za-z]?(\d+)[A-Za-z]?\s*(?:--|-|–)\s*[A-Za-z]?(\d+)[A-Za-z]?\s*$")
 VOLUME_OK = re.compile(
     r"^(?:[A-Za-z]?\d+[A-Za-z]?|[A-Z]|[IVXLCDM]+|[ivxlcdm]+|\d+\s*(?:--?|–|/)\s*[\dA-Za-z]+|abs/\S+)$")
-
-
-def check(bib: Bibliography, config: Config) -> Iterator[Diagnostic]:
-    for entry in bib:
-        yield from check_entry(entry, config)
 
 
 def check_entry(entry: Entry, config: Config) -> Iterator[Diagnostic]:
