@@ -122,6 +122,24 @@ def test_docs_unknown_case_and_unused(tmp_path: Path, capsys: pytest.CaptureFixt
     ]
 
 
+@pytest.mark.parametrize("listing", [
+    "<!-- refbook:bibliography all -->",
+    "```{bibliography}\n:all:\n```",
+    "```{bibliography}\n:notcited:\n```",
+])
+def test_a_list_of_every_entry_leaves_none_unused(tmp_path: Path, listing: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """As in the hosts: an entry a reference list shows is used even if nothing cites it."""
+    bib = _write(tmp_path, "r.bib", BIB)
+    _write(tmp_path, "docs/ch.md", "[@kwon2023efficient]\n")
+    args = ["check", str(bib), "--docs", str(tmp_path / "docs"), "--format", "json"]
+    assert main(args) == 0
+    assert "unused-entry" in capsys.readouterr().out
+    _write(tmp_path, "docs/refs.md", f"# References\n\n{listing}\n")
+    assert main(args) == 0
+    assert "unused-entry" not in capsys.readouterr().out
+
+
 def test_positional_documents_are_scanned(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bib = _write(tmp_path, "r.bib", BIB)
     doc = _write(tmp_path, "ch.md", "[@kwon2023efficient; @unused2020]\n")
