@@ -223,3 +223,64 @@ def test_the_mkdocs_command_line_fails_in_both_strict_modes(project: Project) ->
     assert "refbook strict mode: 2 problem(s):" in own.stdout + own.stderr
     assert "docs/index.md:3: error: citation key 'nosuchkey'" in own.stderr
     assert "docs/index.md:7: error: citation key 'otherbad'" in own.stderr
+
+
+def test_infos_beyond_twenty_a_code_are_counted_and_options_level_them(
+        project: Project, refbook_log: pytest.LogCaptureFixture) -> None:
+    """A shared bibliography: 30 uncited entries give 20 info lines and one count (a build log
+    stays readable); the ``check`` option turns them into warnings, each listed."""
+    import logging
+
+    extra = "".join(f"@misc{{spare{i},\n  title = {{Spare {i}}},\n  year = {{2001}},\n}}\n\n"
+                    for i in range(30))
+    (project.root / "refs.bib").write_text(BIB + "\n" + extra, encoding="utf-8")
+    project.page("index.md", "# Home\n\n[@smith2020a; @smith2020b; @doe2019; @lee2021]\n"
+                             "[@{odd.key:x/y}] [@uncited2017]\n")
+    project.build()
+    infos = [r.getMessage() for r in refbook_log.records
+             if r.name == "mkdocs.plugins.refbook.mkdocs" and r.levelno == logging.INFO]
+    listed = [m for m in infos if "[refbook.unused-entry]" in m]
+    assert len(listed) == 20
+    assert listed[0].startswith("refbook: refs.bib:") and ": info: entry 'spare0' is never" in listed[0]
+    assert any(m.startswith("refbook: 10 more refbook.unused-entry (info) not shown") for m in infos)
+    assert refbook_warnings(refbook_log) == []
+    refbook_log.clear()
+    project.configure({"check": {"severity": {"unused-entry": "warning"},
+                                 "per_entry_ignore": {"spare0": ["unused-entry"]}}})
+    project.build()
+    warned = refbook_warnings(refbook_log)
+    assert len(warned) == 29
+    assert all("[refbook.unused-entry]" in w for w in warned)
+    assert not any("'spare0'" in w for w in warned)
+
+
+@pytest.mark.parametrize(("check", "says"), [
+    ({"severity": {"no-such-rule": "info"}}, "'no-such-rule' is not a refbook diagnostic code"),
+    ({"severity": {"title-case": "loud"}}, "use error, warning, info or off"),
+    ({"select": 3}, "select must be a list of code names"),
+    ({"colour": "red"}, "unknown validation option"),
+])
+def test_a_bad_check_option_stops_the_build(project: Project, check: dict[str, object],
+                                            says: str) -> None:
+    from mkdocs.config import load_config
+
+    project.configure({"check": check})
+    cfg = load_config(config_file=str(project.root / "mkdocs.yml"))
+    with pytest.raises(PluginError, match=f"refbook: 'check' option: .*{says}"):
+        cfg.plugins.on_config(cfg)
+
+
+def test_check_options_come_from_pyproject_when_unset(
+        project: Project, refbook_log: pytest.LogCaptureFixture) -> None:
+    (project.root / "pyproject.toml").write_text(
+        '[tool.refbook.check]\nseverity = { unused-entry = "warning" }\n', encoding="utf-8")
+    project.page("index.md", "# Home\n\n[@smith2020a]\n")
+    project.build()
+    assert sum("[refbook.unused-entry]" in w for w in refbook_warnings(refbook_log)) == 5
+    (project.root / "pyproject.toml").write_text("[tool.refbook.check]\nselect = 3\n",
+                                                 encoding="utf-8")
+    from mkdocs.config import load_config
+
+    cfg = load_config(config_file=str(project.root / "mkdocs.yml"))
+    with pytest.raises(PluginError, match=r"pyproject.toml \[tool.refbook.check\]: select must"):
+        cfg.plugins.on_config(cfg)

@@ -113,6 +113,12 @@ def test_role_syntax_error(copy_root: Callable[[str], Path], build: Callable[...
                                 "of: chicago-author-date, numeric")),
     ("refbook_strict = 'yes'", "refbook_strict must be a bool, not str ('yes')"),
     ("bibtex_bibfiles = 'refs.bib'", "bibtex_bibfiles must be a list of .bib paths, not str"),
+    ("refbook_check = {'severity': {'nosuchrule': 'info'}}",
+     "refbook_check: 'nosuchrule' is not a refbook diagnostic code or family"),
+    ("refbook_check = {'severity': {'title-case': 'loud'}}",
+     "refbook_check: severity of 'title-case' is 'loud'; use error, warning, info or off"),
+    ("refbook_check = {'colour': 'red'}", "refbook_check: unknown validation option(s): colour"),
+    ("refbook_check = ['title-case']", "refbook_check must be a dict or NoneType, not list"),
 ])
 def test_config_errors(copy_root: Callable[[str], Path], make_app: Callable[..., object],
                        line: str, message: str) -> None:
@@ -140,3 +146,42 @@ def test_missing_bib_file(copy_root: Callable[[str], Path], build: Callable[...,
     assert b.warnings == (f"WARNING: bibliography file not found: {src}/missing.bib (check "
                           "refbook_bibfiles in conf.py: paths are relative to the source folder "
                           f"{src}) [refbook.file]\n")
+
+
+def test_validation_options_level_and_silence_codes(copy_root: Callable[[str], Path],
+                                                    build: Callable[..., Built]) -> None:
+    """The whole catalogue runs in the build, under refbook_check (or pyproject.toml next to
+    conf.py): a warning of a .bib rule, raised to error, silenced per entry, or set to info."""
+    src = copy_root("roles")
+    bib = (src / "refs.bib").read_text(encoding="utf-8")
+    (src / "refs.bib").write_text(bib + "\n@misc{dashes,\n  title = {Pages},\n  year = {2020},\n"
+                                  "  pages = {1-2},\n}\n", encoding="utf-8")
+    line = bib.count("\n") + 5
+    b = build(src, "text")
+    assert f"refs.bib:{line}: WARNING: dashes: pages '1-2' uses a single dash" in b.warnings
+    assert "[refbook.pages-dash]" in b.warnings
+    assert "[refbook.unused-entry]" not in b.warnings  # info: not a warning
+    b = build(src, "text", freshenv=True,
+              confoverrides={"refbook_check": {"severity": {"pages-dash": "off"}}})
+    assert "pages-dash" not in b.warnings
+    (src / "pyproject.toml").write_text(
+        '[tool.refbook.check]\nper_entry_ignore = { dashes = ["pages-dash"] }\n'
+        'severity = { unused-entry = "warning" }\n', encoding="utf-8")
+    b = build(src, "text", freshenv=True)
+    assert "pages-dash" not in b.warnings
+    assert "'dashes' is never cited nor listed in the book" in b.warnings
+
+
+def test_many_infos_are_counted(copy_root: Callable[[str], Path],
+                                build: Callable[..., Built]) -> None:
+    """30 uncited entries: the build says 20 of them, then how many more (info level)."""
+    src = copy_root("roles")
+    extra = "".join(f"@misc{{spare{i},\n  title = {{Spare {i}}},\n  year = {{2001}},\n}}\n\n"
+                    for i in range(30))
+    with (src / "refs.bib").open("a", encoding="utf-8") as f:
+        f.write("\n" + extra)
+    b = build(src, "text")
+    status = b.app.status.getvalue()
+    assert status.count("[refbook.unused-entry]") == 20
+    assert "more refbook.unused-entry (info) not shown" in status
+    assert "unused-entry" not in b.warnings
