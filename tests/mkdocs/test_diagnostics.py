@@ -241,7 +241,8 @@ def test_infos_beyond_twenty_a_code_are_counted_and_options_level_them(
              if r.name == "mkdocs.plugins.refbook.mkdocs" and r.levelno == logging.INFO]
     listed = [m for m in infos if "[refbook.unused-entry]" in m]
     assert len(listed) == 20
-    assert listed[0].startswith("refbook: refs.bib:") and ": info: entry 'spare0' is never" in listed[0]
+    assert listed[0].startswith("refbook: refs.bib:")
+    assert ": info: entry 'spare0' is never" in listed[0]
     assert any(m.startswith("refbook: 10 more refbook.unused-entry (info) not shown") for m in infos)
     assert refbook_warnings(refbook_log) == []
     refbook_log.clear()
