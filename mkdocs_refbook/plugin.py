@@ -140,6 +140,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self._entry_map: dict[str, Any] = {}
         self._page_objects: dict[str, Page] = {}
         self._bib_checks: list[Diagnostic] = []
+        self._unused: list[Diagnostic] = []
+        self._unused_key: tuple[Any, ...] | None = None
         self._check_key: tuple[Any, ...] | None = None
         self._check_keep: Bibliography | None = None
 
@@ -358,13 +360,19 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 f"marker from code or add one to {s.references_page!r}")
         # the book's citations under the same options as the .bib rules: unknown and
         # wrong-case keys at the citing line, entries that no list shows at the entry
-        used = {k for k, _ in self.resolution.entries} | {
-            k for u in order for x in self.pages[u].sites for k in x.citation.keys}
-        citation_checks = apply_config(
-            [*resolution_diagnostics, *unused_entries(self.bibliography, used)], s.check,
-            self.bibliography)
-        diagnostics = [report.localize(d, s, self._abs_doc) for d in
-                       (*self._bib_checks, *citation_checks)]
+        used = frozenset({k for k, _ in self.resolution.entries} | {
+            k for u in order for x in self.pages[u].sites for k in x.citation.keys})
+        unused_key = (self._check_key, used)
+        if unused_key != self._unused_key:
+            # thousands on a shared bibliography: configured and located once per citation set
+            unused = (unused_entries(self.bibliography, used)
+                      if s.check.enabled(Code.UNUSED_ENTRY) else [])
+            self._unused = [report.localize(d, s, self._abs_doc)
+                            for d in apply_config(unused, s.check, self.bibliography)]
+            self._unused_key = unused_key
+        citation_checks = apply_config(resolution_diagnostics, s.check, self.bibliography)
+        diagnostics = [*(report.localize(d, s, self._abs_doc) for d in
+                         (*self._bib_checks, *citation_checks)), *self._unused]
         failing = report.report(diagnostics, s)
         if s.strict and failing:
             lines = "\n".join(d.format() for d in failing)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from mkdocs.plugins import get_plugin_logger
@@ -33,10 +34,15 @@ def localize(d: Diagnostic, settings: Settings, document_path: Callable[[str], s
     if d.location is None:
         return d
     path = document_path(d.location.file) or d.location.file
+    return replace(d, location=Location(_relative(path, settings.root), d.location.line))
+
+
+@lru_cache(maxsize=1024)
+def _relative(path: str, root: str) -> str:
     if os.path.isabs(path):
-        rel = os.path.relpath(path, settings.root)
+        rel = os.path.relpath(path, root)
         path = path if rel.startswith("..") else rel
-    return replace(d, location=Location(path.replace(os.sep, "/"), d.location.line))
+    return path.replace(os.sep, "/")
 
 
 def report(diagnostics: Iterable[Diagnostic], settings: Settings) -> list[Diagnostic]:

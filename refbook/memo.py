@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import pickle
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, MutableMapping
@@ -18,18 +18,21 @@ if TYPE_CHECKING:
 
 __all__ = ["load_memo", "save_memo"]
 
+K = TypeVar("K")
+V = TypeVar("V")
+
 _LOADED: set[Path] = set()
 _SAVED_SIZES: dict[Path, int] = {}
 
 
-def load_memo(memo: MutableMapping[object, object], path: Path) -> None:
+def load_memo(memo: MutableMapping[K, V], path: Path) -> None:
     """Add the entries of ``path`` to ``memo`` (once per process and file)."""
     if path in _LOADED or not path.is_file():
         return
     _LOADED.add(path)
     try:
         with path.open("rb") as fh:
-            data = pickle.load(fh)  # noqa: S301 - our own cache file, in the host's build folder
+            data: Any = pickle.load(fh)  # noqa: S301 - our own cache file, in the host's build folder
     except Exception:  # a corrupt or foreign cache is simply ignored
         return
     if isinstance(data, dict):
@@ -38,7 +41,7 @@ def load_memo(memo: MutableMapping[object, object], path: Path) -> None:
         _SAVED_SIZES[path] = len(memo)
 
 
-def save_memo(memo: Mapping[object, object], path: Path, *, changed: bool | None = None) -> None:
+def save_memo(memo: Mapping[K, V], path: Path, *, changed: bool | None = None) -> None:
     """Write ``memo`` to ``path`` atomically (best effort).
 
     ``changed``: whether anything new went into the memo; by default, whether its size differs

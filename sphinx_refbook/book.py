@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from refbook.config import Config
 from refbook.diagnostics import Code, Diagnostic
 from refbook.items import _item
+from refbook.memo import load_memo, save_memo
 from refbook.models import Location
 from refbook.readers import read_bibliography
 from refbook.registry import Registry
@@ -232,15 +233,36 @@ def resolve_book(
     check = check or Config()
     # validation: the .bib rules, then the book's citations (unknown keys, unused entries),
     # one configuration for both, as `refbook check --docs` applies it
-    bib_problems = check_bibliography(bib, check, memo_dir=cache_dir)
+    bib_problems = _bib_checks(bib, check, files_digest(bibfiles), cache_dir)
     used = set(bib.keys()) if everything else {k for k, _ in res.entries} | cited_set
-    cite_problems = apply_config([*res.diagnostics, *problems, *unused_entries(bib, used)],
-                                 check, bib)
+    unused = unused_entries(bib, used) if check.enabled(Code.UNUSED_ENTRY) else []
+    cite_problems = apply_config([*res.diagnostics, *problems, *unused], check, bib)
     book = Book(res, tuple(all_specs), listed, anchors, home, local, tooltips, back, {},
                 (*bib_problems, *cite_problems), tuple(bib_problems),
                 files_digest(bibfiles), entries)
     book.fingerprints = fingerprints(book, sites)
     return book
+
+
+#: (bib digest, options) → the .bib files' diagnostics: a citation edit, which re-resolves the
+#: book, does not re-run the rules (they read only the .bib files)
+_BIB_CHECKS: dict[object, tuple[Diagnostic, ...]] = {}
+
+
+def _bib_checks(bib: Bibliography, check: Config, digest: str,
+                cache_dir: str | None) -> list[Diagnostic]:
+    from refbook import __version__
+
+    key = (digest, check)
+    file = Path(cache_dir) / f"bib-checks-{__version__}.pickle" if cache_dir else None
+    if file is not None:
+        load_memo(_BIB_CHECKS, file)
+    found = _BIB_CHECKS.get(key)
+    if found is None:
+        found = _BIB_CHECKS[key] = tuple(check_bibliography(bib, check, memo_dir=cache_dir))
+        if file is not None:
+            save_memo({key: found}, file, changed=True)
+    return list(found)
 
 
 def _filtered(bib: Bibliography, spec: ListSpec, cited: set[str],

@@ -15,10 +15,12 @@ from __future__ import annotations
 import gc
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from refbook.config import Config
+from refbook.diagnostics import Code
 from refbook.memo import load_memo, save_memo
 from refbook.models import Location
 from refbook.validate import dates, fields, identifiers, keys, names, titles, values
@@ -51,9 +53,18 @@ FAMILY_CHECKS: dict[str, Callable[[Bibliography, Config], Iterable[Diagnostic]]]
     "values": _each_entry(values.check_entry),
 }
 #: the families whose rules look at one entry at a time (names: all but organisation variants)
-PER_ENTRY: tuple[Callable[[Entry, Config], Iterable[Diagnostic]], ...] = (
-    fields.check_entry, dates.check_entry, identifiers.check_entry, titles.check_entry,
-    values.check_entry)
+PER_ENTRY: dict[str, Callable[[Entry, Config], Iterable[Diagnostic]]] = {
+    "types": fields.check_entry, "dates": dates.check_entry,
+    "identifiers": identifiers.check_entry, "titles": titles.check_entry,
+    "values": values.check_entry}
+_NO_SIGNALS = keys.Signals("", "", "", "", "", "")
+
+
+@lru_cache(maxsize=64)
+def active_families(config: Config) -> frozenset[str]:
+    """The families with at least one code the config reports: the others are not run at all
+    (``ignore = ["ALL"]`` or ``select = ["citations"]`` make a build pay nothing for rules)."""
+    return frozenset(c.family for c in Code if config.enabled(c))
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,12 +93,17 @@ def _signature(entry: Entry) -> tuple[object, ...]:
 
 
 def _facts(entry: Entry, config: Config) -> _Facts:
+    active = active_families(config)
     found: list[Diagnostic] = []
-    for check in PER_ENTRY:
-        found.extend(check(entry, config))
-    own, spellings = names.check_entry(entry, config)
-    found.extend(own)
-    return _Facts(entry.location, tuple(found), keys.signals(entry), spellings)
+    for family, check in PER_ENTRY.items():
+        if family in active:
+            found.extend(check(entry, config))
+    spellings: tuple[names.Spelling, ...] = ()
+    if "names" in active:
+        own, spellings = names.check_entry(entry, config)
+        found.extend(own)
+    return _Facts(entry.location, tuple(found),
+                  keys.signals(entry) if "keys" in active else _NO_SIGNALS, spellings)
 
 
 def _moved(d: Diagnostic, old: Location, new: Location) -> Diagnostic:
@@ -107,7 +123,7 @@ def entry_facts(bibliography: Bibliography, config: Config,
     if len(_MEMO) > _MEMO_LIMIT:
         _MEMO.clear()
     if memo_file is not None:
-        load_memo(cast("dict[object, object]", _MEMO), memo_file)
+        load_memo(_MEMO, memo_file)
     out: dict[str, _Facts] = {}
     used: list[tuple[Config, tuple[object, ...]]] = []
     computed = 0
@@ -157,8 +173,12 @@ def validate(bibliography: Bibliography, config: Config | None = None, *,
     with _gc_paused():
         facts = entry_facts(bibliography, config, memo_file)
         found: list[Diagnostic] = [d for f in facts.values() for d in f.diagnostics]
-        found.extend(keys.check(bibliography, config, {k: f.signals for k, f in facts.items()}))
-        found.extend(names.variants(bibliography, {k: f.spellings for k, f in facts.items()}))
+        active = active_families(config)
+        if "keys" in active:
+            found.extend(keys.check(bibliography, config,
+                                    {k: f.signals for k, f in facts.items()}))
+        if "names" in active:
+            found.extend(names.variants(bibliography, {k: f.spellings for k, f in facts.items()}))
         return apply_config(found, config, bibliography)
 
 

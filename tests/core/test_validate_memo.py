@@ -55,3 +55,22 @@ def test_memo_answers_as_a_fresh_check_after_lines_move_and_entries_change(
             changed += warm != first
     assert len(FILES) > 100
     assert changed > 20  # the edits did change what was reported
+
+
+@pytest.mark.parametrize("selected", ["titles", "keys", "names", "identifiers,dates"])
+def test_families_the_config_leaves_out_are_not_run(selected: str) -> None:
+    """Selecting families runs only those; what they report is what a full run reports."""
+    path = SEED / "references.raw.bib"
+    everything = _fresh(path, Config())
+    families = set(selected.split(","))
+    only = _fresh(path, Config(select=tuple(families)))
+    assert only == [d for d in everything if d.code.family in families]
+    assert only
+    assert validation.active_families(Config(select=tuple(families))) == families
+
+
+def test_ignore_all_costs_no_rule() -> None:
+    validation._MEMO.clear()
+    bib = read_bibliography([str(SEED / "references.raw.bib")])
+    assert validate(bib, Config(ignore=("ALL",))) == []
+    assert all(f.diagnostics == () and f.spellings == () for f in validation._MEMO.values())
