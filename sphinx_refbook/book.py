@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from refbook.config import Config
-from refbook.diagnostics import Code, Diagnostic
+from refbook.diagnostics import Code, Diagnostic, Severity
 from refbook.items import _item
 from refbook.memo import load_memo, save_memo
 from refbook.models import Location
@@ -25,6 +25,7 @@ from refbook.registry import Registry
 from refbook.render.text import to_text
 from refbook.validate import apply_config, check_bibliography
 from refbook.validate.citations import unused_entries
+from refbook.validate.report import INFO_LIMIT
 from sphinx_refbook.filters import FilterError, evaluate, parse_filter
 
 if TYPE_CHECKING:
@@ -236,7 +237,8 @@ def resolve_book(
     bib_problems = _bib_checks(bib, check, files_digest(bibfiles), cache_dir)
     used = set(bib.keys()) if everything else {k for k, _ in res.entries} | cited_set
     unused = unused_entries(bib, used) if check.enabled(Code.UNUSED_ENTRY) else []
-    cite_problems = apply_config([*res.diagnostics, *problems, *unused], check, bib)
+    cite_problems = apply_config([*res.diagnostics, *problems], check, bib)
+    cite_problems += _summed_up(apply_config(unused, check, bib))
     book = Book(res, tuple(all_specs), listed, anchors, home, local, tooltips, back, {},
                 (*bib_problems, *cite_problems), tuple(bib_problems),
                 files_digest(bibfiles), entries)
@@ -263,6 +265,20 @@ def _bib_checks(bib: Bibliography, check: Config, digest: str,
         if file is not None:
             save_memo({key: found}, file, changed=True)
     return list(found)
+
+
+def _summed_up(unused: list[Diagnostic]) -> list[Diagnostic]:
+    """Unused entries as the build log shows them: at info level (the default) the first ones
+    and one line for the rest, so that a shared bibliography of 20,000 entries does not put
+    20,000 diagnostics in the cached book; at warning or error level, each one."""
+    if len(unused) <= INFO_LIMIT or any(d.effective_severity is not Severity.INFO
+                                        for d in unused):
+        return unused
+    rest = len(unused) - INFO_LIMIT + 1
+    return [*unused[:INFO_LIMIT - 1], Diagnostic(
+        Code.UNUSED_ENTRY, f"{rest} more entries of the bibliography are never cited nor listed "
+        "in the book", None, "'refbook check BIB --docs DOCS' lists each; give unused-entry the "
+        "severity warning to list them here, or off", severity=Severity.INFO)]
 
 
 def _filtered(bib: Bibliography, spec: ListSpec, cited: set[str],
