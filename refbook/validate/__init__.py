@@ -25,6 +25,7 @@ from refbook.memo import load_memo, save_memo
 from refbook.models import Location
 from refbook.validate import dates, fields, identifiers, keys, names, titles, values
 from refbook.validate.report import apply_config
+from refbook.validate.workers import map_entries
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -125,20 +126,20 @@ def entry_facts(bibliography: Bibliography, config: Config,
     if memo_file is not None:
         load_memo(_MEMO, memo_file)
     out: dict[str, _Facts] = {}
-    used: list[tuple[Config, tuple[object, ...]]] = []
-    computed = 0
-    for entry in bibliography:
-        key = (config, _signature(entry))
-        facts = _MEMO.get(key)
-        if facts is None:
-            facts = _MEMO[key] = _facts(entry, config)
-            computed += 1
-        elif facts.where != entry.location:
+    used = [(config, _signature(entry)) for entry in bibliography]
+    missing = [(entry, key) for entry, key in zip(bibliography, used, strict=True)
+               if key not in _MEMO]
+    found = map_entries(_facts, [entry for entry, _ in missing], config)
+    for (_, key), facts in zip(missing, found, strict=True):
+        _MEMO[key] = facts
+    computed = len(missing)
+    for entry, key in zip(bibliography, used, strict=True):
+        facts = _MEMO[key]
+        if facts.where != entry.location:
             facts = _Facts(entry.location, tuple(
                 _moved(d, facts.where, entry.location) for d in facts.diagnostics),
                 facts.signals, facts.spellings)
         out[entry.key] = facts
-        used.append(key)
     if memo_file is not None:
         save_memo({k: _MEMO[k] for k in used}, memo_file, changed=computed > 0)
     return out

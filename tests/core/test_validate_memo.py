@@ -3,6 +3,7 @@ move to their new lines. The memoized answer must always be the answer computed 
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 import pytest
@@ -74,3 +75,27 @@ def test_ignore_all_costs_no_rule() -> None:
     bib = read_bibliography([str(SEED / "references.raw.bib")])
     assert validate(bib, Config(ignore=("ALL",))) == []
     assert all(f.diagnostics == () and f.spellings == () for f in validation._MEMO.values())
+
+
+def _facts_and_pid(entry: object, config: Config) -> tuple[int, object]:
+    return os.getpid(), validation._facts(entry, config)  # type: ignore[arg-type]
+
+
+def test_checking_on_several_processes_gives_the_same_facts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The forked workers return, in order, what checking in this process returns."""
+    from refbook.validate import workers
+
+    bib = read_bibliography([str(SEED / "references.raw.bib")])
+    entries = list(bib)
+    config = Config()
+    serial = [validation._facts(e, config) for e in entries]
+    monkeypatch.setenv("REFBOOK_JOBS", "3")
+    assert workers.worker_count() == 3
+    got = workers.map_entries(_facts_and_pid, entries, config, min_entries=0)
+    assert [facts for _, facts in got] == serial
+    pids = {pid for pid, _ in got}
+    assert os.getpid() not in pids  # checked in the forked workers, not here
+    assert len(pids) == 3
+    monkeypatch.setenv("REFBOOK_JOBS", "1")
+    got = workers.map_entries(_facts_and_pid, entries, config, min_entries=0)
+    assert {pid for pid, _ in got} == {os.getpid()}
