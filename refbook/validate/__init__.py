@@ -13,6 +13,7 @@ Families: ``keys`` (duplicates), ``types`` (entry types and fields), ``dates``, 
 from __future__ import annotations
 
 import gc
+import hashlib
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -81,16 +82,18 @@ class _Facts:
 
 #: (config, entry signature) → facts. An edit of a 20,000-entry file (``mkdocs serve``, a Sphinx
 #: rebuild) re-checks the entries that changed; the others only move to their new lines.
-_MEMO: dict[tuple[Config, tuple[object, ...]], _Facts] = {}
+_MEMO: dict[tuple[Config, bytes], _Facts] = {}
 _MEMO_LIMIT = 200_000
 
 
-def _signature(entry: Entry) -> tuple[object, ...]:
-    """Everything the per-entry rules read, with field lines relative to the entry."""
+def _signature(entry: Entry) -> bytes:
+    """A digest of everything the per-entry rules read, field lines relative to the entry
+    (a digest, not the values: the memo of a 20,000-entry file stays small on disk)."""
     base = entry.location
-    return (entry.key, entry.type, tuple(
+    text = repr((entry.key, entry.type, tuple(
         (f.name, f.value, f.location.line - base.line if f.location.file == base.file
-         else (f.location.file, f.location.line)) for f in entry.fields))
+         else (f.location.file, f.location.line)) for f in entry.fields)))
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def _facts(entry: Entry, config: Config) -> _Facts:
