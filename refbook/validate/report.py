@@ -67,18 +67,28 @@ def apply_config(diagnostics: Iterable[Diagnostic], config: Config,
     """
     out: list[Diagnostic] = []
     cache: dict[str, frozenset[Code]] = {}
+    # per code: None when off, else the configured severity (a few codes, thousands of diagnostics)
+    levels: dict[Code, Severity | None] = {}
+    per_entry = bool(config.per_entry_ignore)
     for d in diagnostics:
-        if not config.enabled(d.code):
+        code = d.code
+        if code not in levels:
+            levels[code] = config.severity_of(code) if config.enabled(code) else None
+        sev = levels[code]
+        if sev is None:
             continue
         if d.key:
-            if d.key not in cache:
+            ignored = cache.get(d.key)
+            if ignored is None:
                 entry = bibliography.get(d.key) if bibliography is not None else None
-                own = _entry_ignores(entry) if entry is not None else frozenset()
-                cache[d.key] = own | config.ignored_for(d.key)
-            if d.code in cache[d.key]:
+                ignored = (_entry_ignores(entry) if entry is not None and IGNORE_FIELD in entry
+                           else frozenset())
+                if per_entry:
+                    ignored |= config.ignored_for(d.key)
+                cache[d.key] = ignored
+            if code in ignored:
                 continue
-        sev = config.severity_of(d.code)
-        if sev is not d.code.default_severity and d.severity is None:
+        if sev is not code.default_severity and d.severity is None:
             d = replace(d, severity=sev)
         out.append(d)
     return sorted(out, key=_place)
