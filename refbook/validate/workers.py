@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import sys
 import threading
+from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -64,8 +65,10 @@ def map_entries(fn: Callable[[Entry, Config], T], entries: Sequence[Entry], conf
     step = -(-len(entries) // workers)
     bounds = [(i, min(i + step, len(entries))) for i in range(0, len(entries), step)]
     try:
-        with context.Pool(len(bounds)) as pool:
-            parts = pool.map(_run, bounds)
+        # an executor, not a Pool: a worker that dies (killed, out of memory) breaks the
+        # executor with an error instead of leaving map() waiting forever
+        with ProcessPoolExecutor(len(bounds), mp_context=context) as pool:
+            parts = list(pool.map(_run, bounds))
     except Exception:  # a worker that cannot start or dies: check here instead
         return [fn(e, config) for e in entries]
     finally:

@@ -99,3 +99,21 @@ def test_checking_on_several_processes_gives_the_same_facts(monkeypatch: pytest.
     monkeypatch.setenv("REFBOOK_JOBS", "1")
     got = workers.map_entries(_facts_and_pid, entries, config, min_entries=0)
     assert {pid for pid, _ in got} == {os.getpid()}
+
+
+_PARENT = os.getpid()
+
+
+def _dies_in_a_worker(entry: object, config: Config) -> str:
+    if os.getpid() != _PARENT:
+        os._exit(3)  # a worker killed mid-check
+    return str(getattr(entry, "key", ""))
+
+
+def test_a_worker_that_dies_falls_back_to_checking_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    from refbook.validate import workers
+
+    entries = list(read_bibliography([str(SEED / "references.bib")]))
+    monkeypatch.setenv("REFBOOK_JOBS", "2")
+    got = workers.map_entries(_dies_in_a_worker, entries, Config(), min_entries=0)
+    assert got == [e.key for e in entries]
