@@ -62,6 +62,18 @@ def _split_and(value: str) -> list[str]:
 
 def _tokens(name: str) -> tuple[list[list[str]], list[list[str]]]:
     """Comma-separated parts of a name, each a list of words and the separators after them."""
+    if not _TOKEN_MARKUP.search(name):
+        # no group, tie or hyphen: words are split by white space, parts by commas
+        words = [part.split() for part in name.split(",")]
+        return words, [[" "] * len(w) for w in words]
+    return _tokens_scanned(name)
+
+
+_TOKEN_MARKUP = re.compile(r"[{}~-]")
+
+
+def _tokens_scanned(name: str) -> tuple[list[list[str]], list[list[str]]]:
+    """:func:`_tokens` character by character (braces, ``~`` and hyphens)."""
     parts: list[list[str]] = [[]]
     seps: list[list[str]] = [[]]
     depth = 0

@@ -171,3 +171,20 @@ def test_split_at_and_agrees_with_a_character_scan() -> None:
     values |= {"".join(rng.choice(pieces) for _ in range(rng.randint(0, 10))) for _ in range(5000)}
     assert len(values) > 3000
     assert [v for v in values if _split_and(v) != _split_reference(v)] == []
+
+
+def test_name_tokens_shortcut_agrees_with_the_scan() -> None:
+    import random
+
+    from refbook.names import _split_and, _tokens, _tokens_scanned
+    from refbook.readers import read_bibliography
+    from tests.conftest import SEED, TESTDATA
+
+    names = {part for path in [*TESTDATA.rglob("*.bib"), *SEED.glob("*.bib")]
+             for e in read_bibliography([str(path)]) for f in e.fields
+             if f.name in ("author", "editor") for part in _split_and(f.value)}
+    rng = random.Random(11)
+    pieces = ["Smith", " ", ",", "J.", "\t", "van", "de la", "\u00e9", "  ", "Jr", "\n"]
+    names |= {"".join(rng.choice(pieces) for _ in range(rng.randint(0, 8))) for _ in range(3000)}
+    assert len(names) > 2000
+    assert [n for n in names if _tokens(n) != _tokens_scanned(n)] == []
