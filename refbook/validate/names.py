@@ -112,8 +112,7 @@ def _corporate(p: Person, written: str) -> str:
     if len(words) < 2 and not p.first:
         return ""
     lowered = [w.lower().strip(",") for w in words]
-    hit = (any(w in CORPORATE_WORDS for w in lowered)
-           or any(w in KNOWN_ORGS for w in lowered)
+    hit = (not CORPORATE_WORDS.isdisjoint(lowered) or not KNOWN_ORGS.isdisjoint(lowered)
            or ("," not in written and p.first and
                any(len(w) >= 3 and w.isupper() and w.isalpha() and not ROMAN.match(w)
                    for w in words)))
@@ -133,10 +132,12 @@ def _others(entry: Entry, f: Field, persons: tuple[Person, ...]) -> Iterator[Dia
                      "move 'and others' to the end of the list (or list every name without it)")
 
 
+_QUOTES = re.compile(r"[\"“”]|''|``")
+
+
 def _punctuation(entry: Entry, f: Field, p: Person, written: str) -> Iterator[Diagnostic]:
-    parts = (p.first, p.von, p.last, p.jr)
-    if any(q in x for x in parts for q in ('"', "“", "”", "''", "``")):
-        clean = re.sub(r"[\"“”]|''|``", "", written).strip()
+    if _QUOTES.search("\0".join((p.first, p.von, p.last, p.jr))):
+        clean = _QUOTES.sub("", written).strip()
         yield at(Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {written!r} contains quotes",
                  f"remove the quotes; a single handle or pseudonym goes in braces: {{{clean}}}")
         return
