@@ -55,6 +55,20 @@ def _codes_of(names: tuple[str, ...]) -> frozenset[Code]:
     return frozenset(out)
 
 
+def _names(value: object) -> bool:
+    """Whether ``value`` is a name list: a string, or a list/tuple of strings."""
+    if isinstance(value, str):
+        return True
+    return isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
+
+
+def _level(value: object) -> str:
+    """A severity as written; YAML reads an unquoted ``off`` as false, which means off too."""
+    if value is False:
+        return "off"
+    return str(value).lower()
+
+
 def _split(value: str | Iterable[str]) -> tuple[str, ...]:
     if isinstance(value, str):
         value = value.replace(";", ",").split(",")
@@ -107,18 +121,23 @@ class Config:
             if not isinstance(value, dict):
                 raise ConfigError(f"{name} must be {kind}, not {value!r}")
         for name in ("select", "ignore", "extra_fields"):
-            value = options.get(name) or ()
-            if not isinstance(value, str | list | tuple) or not all(
-                    isinstance(v, str) for v in ([value] if isinstance(value, str) else value)):
+            if not _names(options.get(name) or ()):
                 raise ConfigError(f"{name} must be a list of code names (or a comma-separated "
-                                  f"string), not {value!r}")
+                                  f"string), not {options.get(name)!r}")
+        for key, codes in per.items():
+            if not codes or not _names(codes):
+                raise ConfigError(f"per_entry_ignore of {key!r} must be a list of codes, e.g. "
+                                  f"['title-case'], not {codes!r}")
+        strict = options.get("strict", False)
+        if not isinstance(strict, bool):
+            raise ConfigError(f"strict must be true or false, not {strict!r}")
         return cls(
             select=_split(options.get("select") or ()),
             ignore=_split(options.get("ignore") or ()),
-            severity=tuple((str(k), str(v).lower()) for k, v in dict(sev).items()),
-            per_entry_ignore=tuple((str(k), _split(v)) for k, v in dict(per).items()),
+            severity=tuple((str(k), _level(v)) for k, v in sev.items()),
+            per_entry_ignore=tuple((str(k), _split(v)) for k, v in per.items()),
             extra_fields=tuple(f.lower() for f in _split(options.get("extra_fields") or ())),
-            strict=bool(options.get("strict", False)),
+            strict=strict,
         )
 
     def enabled(self, code: Code) -> bool:
@@ -158,7 +177,11 @@ def pyproject_options(file: Path) -> dict[str, Any]:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{file}: {exc}") from exc
-    table = data.get("tool", {}).get("refbook", {}).get("check", {})
+    table: object = data
+    for part in ("tool", "refbook", "check"):
+        if not isinstance(table, dict):
+            break
+        table = table.get(part, {})
     if not isinstance(table, dict):
         raise ConfigError(f"{file}: [tool.refbook.check] must be a table")
     return table

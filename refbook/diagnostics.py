@@ -45,7 +45,7 @@ class Code(Enum):
     UNKNOWN_FIELD = ("unknown-field", Severity.WARNING, 'A field is not a BibTeX/BibLaTeX field nor a known tool field (timestamp, biburl, file …); it is probably misspelled and is ignored by every style.', "types")
     FIELD_TYPE = ("field-type", Severity.WARNING, "A field does not belong to the entry type (journal in @misc, booktitle in @article); styles ignore it, so the venue is lost.", "types")
     JOURNAL_VENUE = ("journal-venue", Severity.WARNING, "An @article's journal names a conference, symposium or workshop; the work is a conference paper (@inproceedings with booktitle).", "types")
-    EMPTY_FIELD = ("empty-field", Severity.WARNING, 'A field has an empty value; styles print nothing or an empty element for it.', "types")
+    EMPTY_FIELD = ("empty-field", Severity.WARNING, 'A field has an empty value; styles print nothing or an empty element for it.', "values")
     # dates
     YEAR_EMPTY = ("year-empty", Severity.ERROR, 'The year field is present but empty; the reference list shows an empty date instead of n.d.', "dates")
     YEAR_INVALID = ("year-invalid", Severity.ERROR, 'The year is not a four-digit year.', "dates")

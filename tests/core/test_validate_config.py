@@ -78,8 +78,14 @@ def test_from_mapping_accepts_host_shapes() -> None:
     assert c.enabled(Code.DOI_PREFIX)
 
 
-@pytest.mark.parametrize("options", [{"select": "nope"}, {"severity": {"title-case": "loud"}},
-                                     {"sellect": "ALL"}, {"per_entry_ignore": {"a": "x"}}])
+@pytest.mark.parametrize("options", [
+    {"select": "nope"}, {"severity": {"title-case": "loud"}}, {"sellect": "ALL"},
+    {"per_entry_ignore": {"a": "x"}},
+    # shapes YAML and TOML produce by mistake: never a traceback, always a ConfigError
+    {"per_entry_ignore": {"a": None}}, {"per_entry_ignore": {"a": 5}},
+    {"per_entry_ignore": {"a": [1]}}, {"per_entry_ignore": ["a"]}, {"severity": ["off"]},
+    {"select": 3}, {"ignore": [None]}, {"strict": "no"},
+])
 def test_bad_options_fail_loudly(options: dict[str, object]) -> None:
     with pytest.raises(ConfigError):
         Config.from_mapping(options)
@@ -99,3 +105,18 @@ def test_bad_refbook_ignore_value_is_reported(tmp_path: Path) -> None:
     assert d.location is not None
     assert d.location.line == 3
     assert "'titel-case'" in d.message
+
+
+def test_yaml_off_is_off() -> None:
+    """``severity: {unused-entry: off}`` in mkdocs.yml arrives as False (YAML 1.1)."""
+    assert not Config.from_mapping({"severity": {"unused-entry": False}}).enabled(Code.UNUSED_ENTRY)
+
+
+@pytest.mark.parametrize("text", ['tool = {refbook = "x"}', "[tool.refbook]\ncheck = 3",
+                                  "tool = 1", "not toml ["])
+def test_odd_pyproject_tables_are_config_errors(tmp_path: Path, text: str) -> None:
+    from refbook.config import host_config
+
+    (tmp_path / "pyproject.toml").write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"pyproject\.toml"):
+        host_config(None, tmp_path)

@@ -117,3 +117,23 @@ def test_a_worker_that_dies_falls_back_to_checking_here(monkeypatch: pytest.Monk
     monkeypatch.setenv("REFBOOK_JOBS", "2")
     got = workers.map_entries(_dies_in_a_worker, entries, Config(), min_entries=0)
     assert got == [e.key for e in entries]
+
+
+def test_each_family_module_reports_only_codes_of_its_family() -> None:
+    """Families the options leave out are skipped by module: a module reporting a code of
+    another family would lose that code when its own family is left out."""
+    import re
+
+    from refbook.diagnostics import Code
+    from tests.conftest import ROOT
+
+    modules = {"fields": "types", "dates": "dates", "identifiers": "identifiers",
+               "names": "names", "titles": "titles", "values": "values", "keys": "keys"}
+    for module, family in modules.items():
+        source = (ROOT / "refbook" / "validate" / f"{module}.py").read_text(encoding="utf-8")
+        codes = set(re.findall(r"Code\.([A-Z_]+)", source))
+        assert codes
+        assert {c: Code[c].family for c in codes if Code[c].family != family} == {}, module
+    bib = read_bibliography([str(SEED / "references.raw.bib")])
+    for code in {d.code for d in validate(bib, Config())}:
+        assert [d.code for d in validate(bib, Config(select=(code.slug,)))] != [], code
