@@ -8,15 +8,17 @@ missing, corrupt or foreign file is ignored, never an error.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
+from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, MutableMapping
-    from pathlib import Path
 
-__all__ = ["load_memo", "save_memo"]
+__all__ = ["code_stamp", "load_memo", "save_memo"]
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -59,3 +61,19 @@ def save_memo(memo: Mapping[K, V], path: Path, *, changed: bool | None = None) -
         _SAVED_SIZES[path] = len(memo)
     except (OSError, pickle.PicklingError):
         return
+
+
+@lru_cache(maxsize=1)
+def code_stamp() -> str:
+    """A short digest of refbook's own source files (names, sizes, modification times).
+
+    Memo file names carry it with the version: results that a changed rule or style engine
+    would compute differently (an editable install, a development checkout) are not reused.
+    """
+    root = Path(__file__).parent
+    h = hashlib.blake2b(digest_size=6)
+    for path in sorted(root.rglob("*")):
+        if path.suffix in (".py", ".csl", ".xml") and path.is_file():
+            st = path.stat()
+            h.update(f"{path.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()

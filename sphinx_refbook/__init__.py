@@ -24,6 +24,7 @@ from sphinx_refbook.domain import (
     on_before_read,
     on_doctree_read,
     on_env_updated,
+    on_get_outdated,
 )
 from sphinx_refbook.nodes import AS_TEXT, SKIP, bibliography_node, citation_node
 from sphinx_refbook.pandoc import PandocCitations
@@ -67,6 +68,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-before-read-docs", on_before_read)
     app.connect("doctree-read", on_doctree_read)
     app.connect("env-updated", on_env_updated)
+    app.connect("env-get-outdated", on_get_outdated)
     app.connect("builder-inited", _add_css)
     app.connect("build-finished", _copy_css)
     return {

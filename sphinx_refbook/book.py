@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from refbook.config import Config
 from refbook.diagnostics import Code, Diagnostic, Severity
 from refbook.items import _item
-from refbook.memo import load_memo, save_memo
+from refbook.memo import code_stamp, load_memo, save_memo
 from refbook.models import Location
 from refbook.readers import read_bibliography
 from refbook.registry import Registry
@@ -256,7 +256,8 @@ def _bib_checks(bib: Bibliography, check: Config, digest: str,
     from refbook import __version__
 
     key = (digest, check)
-    file = Path(cache_dir) / f"bib-checks-{__version__}.pickle" if cache_dir else None
+    file = (Path(cache_dir) / f"bib-checks-{__version__}-{code_stamp()}.pickle"
+            if cache_dir else None)
     if file is not None:
         load_memo(_BIB_CHECKS, file)
     found = _BIB_CHECKS.get(key)

@@ -56,6 +56,8 @@ OPTIONS: tuple[Option, ...] = (
            "`severity` (code → error/warning/info/off), `per_entry_ignore` (key → codes), "
            "`extra_fields`. Unset: the `[tool.refbook.check]` table of a `pyproject.toml` next "
            "to `conf.py`, so the build and `refbook check` run there agree.", rebuild=""),
+    # rebuild="": a change re-reads the pages through env-get-outdated (also when only
+    # pyproject.toml changed, which Sphinx does not watch)
 )
 
 #: sphinxcontrib-bibtex names accepted so that a project migrates by swapping the extension.

@@ -191,10 +191,19 @@ class RefbookDomain(Domain):
         self.data["fingerprints"] = dict(book.fingerprints)
         shown = self._read_now | set(changed)
         bib_set = set(book.bib_problems)
+        # entries nobody cites: shown again when that set (or the .bib, or the options) changed
+        unused_state = _digest(repr([d for d in book.problems if d.code is Code.UNUSED_ENTRY]))
+        new_unused = new_bib or unused_state != self.data.get("unused_digest")
+        self.data["unused_digest"] = unused_state
         to_log: list[Diagnostic] = []
         for d in book.problems:
-            in_bib = d in bib_set or d.code is Code.UNUSED_ENTRY
-            if (new_bib if in_bib else d.location is None or d.location.file in shown):
+            if d.code is Code.UNUSED_ENTRY:
+                fresh = new_unused
+            elif d in bib_set:
+                fresh = new_bib
+            else:
+                fresh = d.location is None or d.location.file in shown
+            if fresh:
                 to_log.append(d)
         report.log(to_log, env)
         if s.strict:
@@ -350,4 +359,18 @@ def on_env_updated(app: Sphinx, env: BuildEnvironment) -> list[str]:
     return domain_of(env).updated()
 
 
-__all__ = ["CiteDomain", "RefbookDomain", "book_order", "domain_of", "files_digest"]
+def on_get_outdated(app: Sphinx, env: BuildEnvironment, added: Set[str], changed: Set[str],
+                    removed: Set[str]) -> list[str]:
+    """``env-get-outdated``: after a change of the validation options (``refbook_check`` or
+    the ``pyproject.toml`` table), re-read every page, so that problems found while reading
+    (a malformed citation) are levelled by the new options."""
+    dom = domain_of(env)
+    state = _digest(repr(settings(env.config).check))
+    if dom.data.get("check_digest") == state:
+        return []
+    dom.data["check_digest"] = state
+    return sorted(env.found_docs - set(added) - set(changed))
+
+
+__all__ = ["CiteDomain", "RefbookDomain", "book_order", "domain_of", "files_digest",
+           "on_get_outdated"]

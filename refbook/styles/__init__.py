@@ -12,7 +12,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from refbook.memo import load_memo, save_memo
+from refbook.memo import code_stamp, load_memo, save_memo
 from refbook.styles.csl.processor import CiteItem, Processor
 from refbook.styles.csl.style import DATA, load_style
 
@@ -59,7 +59,7 @@ class CslStyle:
         from refbook import __version__
 
         stamp = self._path().stat().st_mtime_ns
-        return Path(memo_dir) / f"style-{self.name}-{__version__}-{stamp}.pickle"
+        return Path(memo_dir) / f"style-{self.name}-{__version__}-{code_stamp()}-{stamp}.pickle"
 
 
 def available_styles() -> dict[str, type[CslStyle]]:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from refbook.config import Config
 from refbook.diagnostics import Code
-from refbook.memo import load_memo, save_memo
+from refbook.memo import code_stamp, load_memo, save_memo
 from refbook.models import Location
 from refbook.validate import dates, fields, identifiers, keys, names, titles, values
 from refbook.validate.report import apply_config
@@ -173,7 +173,8 @@ def validate(bibliography: Bibliography, config: Config | None = None, *,
     from refbook import __version__
 
     config = config or Config()
-    memo_file = Path(memo_dir) / f"validation-{__version__}.pickle" if memo_dir else None
+    memo_file = (Path(memo_dir) / f"validation-{__version__}-{code_stamp()}.pickle"
+                 if memo_dir else None)
     with _gc_paused():
         facts = entry_facts(bibliography, config, memo_file)
         found: list[Diagnostic] = [d for f in facts.values() for d in f.diagnostics]

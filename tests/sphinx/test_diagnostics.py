@@ -189,3 +189,33 @@ def test_many_infos_are_counted(copy_root: Callable[[str], Path],
     assert more is not None
     assert int(more.group(1)) >= 11
     assert "unused-entry" not in b.warnings
+
+
+def test_incremental_builds_report_new_unused_entries_and_option_changes(
+        copy_root: Callable[[str], Path], build: Callable[..., Built]) -> None:
+    """An entry that loses its last citation is reported by the next incremental build, and a
+    change of the validation options re-levels problems found while reading (pages re-read)."""
+    src = copy_root("roles")
+    (src / "pyproject.toml").write_text(
+        '[tool.refbook.check]\nseverity = { unused-entry = "warning" }\n', encoding="utf-8")
+    with (src / "refs.bib").open("a", encoding="utf-8") as f:
+        f.write("\n@misc{lonely,\n  title = {Cited Once},\n  year = {2001},\n}\n")
+    index = src / "index.rst"
+    original = index.read_text(encoding="utf-8")
+    index.write_text(original + "\nAlso :cite:p:`lonely`.\n", encoding="utf-8")
+    first = build(src, "text")
+    assert "refbook" not in first.warnings
+    index.write_text(original + "\nAlso :cite:p:`a b`.\n", encoding="utf-8")
+    second = build(src, "text")
+    assert "'lonely' is never cited nor listed in the book" in second.warnings
+    assert "[refbook.citation-syntax]" in second.warnings
+    # the malformed citation's level follows the options, without touching the page
+    (src / "pyproject.toml").write_text(
+        '[tool.refbook.check]\nseverity = { citation-syntax = "off", unused-entry = "off" }\n',
+        encoding="utf-8")
+    third = build(src, "text", confoverrides={"refbook_strict": True})
+    assert "refbook" not in third.warnings
+    (src / "pyproject.toml").write_text(
+        '[tool.refbook.check]\nseverity = { unused-entry = "off" }\n', encoding="utf-8")
+    with pytest.raises(RefbookStrictError, match=r"index\.rst:\d+: malformed citation"):
+        build(src, "text", confoverrides={"refbook_strict": True})
