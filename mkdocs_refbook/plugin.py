@@ -103,6 +103,10 @@ class PageData:
     lists: list[str] = field(default_factory=list)
 
 
+# MkDocs' own pattern for a YAML front-matter block (mkdocs.utils.meta)
+_YAML_FRONT = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.UNICODE | re.DOTALL)
+
+
 def _front_matter_lines(page: Page, markdown: str) -> int:
     """Lines MkDocs took off the top of the page file (YAML or MultiMarkdown meta-data).
 
@@ -114,7 +118,12 @@ def _front_matter_lines(page: Page, markdown: str) -> int:
         return 0
     if markdown and source.endswith(markdown):
         return source.count("\n", 0, len(source) - len(markdown))
-    return 0
+    # another plugin changed the page: count MkDocs' YAML block (and the blank lines after it)
+    m = _YAML_FRONT.match(source)
+    if m is None:
+        return 0
+    rest = source[m.end():]
+    return source.count("\n", 0, m.end()) + len(rest) - len(rest.lstrip("\n"))
 
 
 class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-untyped-call]

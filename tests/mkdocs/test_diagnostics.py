@@ -285,3 +285,22 @@ def test_check_options_come_from_pyproject_when_unset(
     cfg = load_config(config_file=str(project.root / "mkdocs.yml"))
     with pytest.raises(PluginError, match=r"pyproject.toml \[tool.refbook.check\]: select must"):
         cfg.plugins.on_config(cfg)
+
+
+@pytest.mark.parametrize("hook", [False, True])
+def test_lines_count_the_front_matter(project: Project, refbook_log: pytest.LogCaptureFixture,
+                                      hook: bool) -> None:
+    """MkDocs strips a page's YAML front matter before plugins see it; diagnostics still name
+    the line of the file — also when another plugin (a hook running first) changed the page."""
+    project.page("index.md", "---\ntitle: Home\ntags: [a, b]\n---\n\n# Home\n\nSee [@nosuch2020].\n")
+    config: dict[str, object] = {}
+    if hook:
+        (project.root / "hooks.py").write_text(
+            "from mkdocs.plugins import event_priority\n\n\n@event_priority(100)\n"
+            "def on_page_markdown(markdown, **kwargs):\n"
+            "    return markdown + '\\n\\nAdded by a hook.\\n'\n", encoding="utf-8")
+        config["hooks"] = ["hooks.py"]
+    project.configure(**config)
+    project.build()
+    warned = refbook_warnings(refbook_log)
+    assert [w.split(" error: ")[0] for w in warned] == ["docs/index.md:8:"]
