@@ -11,11 +11,9 @@ checking in this process when forking is not possible or not safe: few entries, 
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 import threading
-from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -56,6 +54,9 @@ def map_entries(fn: Callable[[Entry, Config], T], entries: Sequence[Entry], conf
     if (len(entries) < max(min_entries, 1) or workers < 2 or threading.active_count() > 1
             or not sys.platform.startswith("linux")):  # macOS: fork is unsafe, Windows: none
         return [fn(e, config) for e in entries]
+    import multiprocessing  # here: a small book never pays for importing it
+    from concurrent.futures import ProcessPoolExecutor
+
     try:
         context = multiprocessing.get_context("fork")
     except ValueError:  # no fork on this platform
