@@ -8,6 +8,10 @@ Families: ``keys`` (duplicates), ``types`` (entry types and fields), ``dates``, 
 (DOI, URL, ISBN, ISSN, arXiv), ``names``, ``titles``, ``values`` (pages, month, volume) and
 ``citations`` (``refbook.validate.citations``: needs the documents, used by ``refbook check
 --docs`` and the hosts).
+
+Cost: the per-entry rules run once per entry content and options (``_MEMO``, optionally kept in
+a host's cache folder); entries not yet known are checked on forked workers when there are many
+(``refbook.validate.workers``); families the options leave out are not run.
 """
 
 from __future__ import annotations
