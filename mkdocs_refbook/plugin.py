@@ -29,6 +29,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 from mkdocs.structure.pages import Page
+from mkdocs.utils.meta import YAML_RE
 
 from mkdocs_refbook import report
 from mkdocs_refbook.extension import PENDING_CLASS, SOURCE_ATTR, RefbookExtension
@@ -103,10 +104,6 @@ class PageData:
     lists: list[str] = field(default_factory=list)
 
 
-# MkDocs' own pattern for a YAML front-matter block (mkdocs.utils.meta)
-_YAML_FRONT = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.UNICODE | re.DOTALL)
-
-
 def _front_matter_lines(page: Page, markdown: str) -> int:
     """Lines MkDocs took off the top of the page file (YAML or MultiMarkdown meta-data).
 
@@ -119,7 +116,7 @@ def _front_matter_lines(page: Page, markdown: str) -> int:
     if markdown and source.endswith(markdown):
         return source.count("\n", 0, len(source) - len(markdown))
     # another plugin changed the page: count MkDocs' YAML block (and the blank lines after it)
-    m = _YAML_FRONT.match(source)
+    m = YAML_RE.match(source)  # MkDocs' own pattern for the block
     if m is None:
         return 0
     rest = source[m.end():]
@@ -195,7 +192,9 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         check_key = (id(self.bibliography), self._settings.check)
         if check_key != self._check_key:
             # the rules run once per version of the .bib files (a page edit reuses the result)
-            self._bib_checks = check_bibliography(self.bibliography, self._settings.check)
+            self._bib_checks = [
+                report.localize(d, self._settings, self._abs_doc)
+                for d in check_bibliography(self.bibliography, self._settings.check)]
             self._check_key = check_key
             self._check_keep = self.bibliography  # keeps id() in the key meaningful
 
@@ -380,8 +379,9 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                             for d in apply_config(unused, s.check, self.bibliography)]
             self._unused_key = unused_key
         citation_checks = apply_config(resolution_diagnostics, s.check, self.bibliography)
-        diagnostics = [*(report.localize(d, s, self._abs_doc) for d in
-                         (*self._bib_checks, *citation_checks)), *self._unused]
+        diagnostics = [*self._bib_checks,
+                       *(report.localize(d, s, self._abs_doc) for d in citation_checks),
+                       *self._unused]
         failing = report.report(diagnostics, s)
         if s.strict and failing:
             lines = "\n".join(d.format() for d in failing)

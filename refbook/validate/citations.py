@@ -1,7 +1,7 @@
 """Rules for citations: unknown keys, keys cited with different case, entries never cited.
 
 Where it sits: beside the registry. ``refbook check --docs`` scans Markdown/MyST/reST sources
-with :func:`scan_document` (citations in code are skipped, as the hosts skip them) and checks
+with :func:`scan_text` (citations in code are skipped, as the hosts skip them) and checks
 the keys against the bibliography with :func:`check_citations`.
 """
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from refbook.models import Bibliography
 
 __all__ = ["DOC_SUFFIXES", "check_citations", "find_documents", "lists_every_entry", "read_document",
-           "scan_document", "scan_text", "unused_entries"]
+           "scan_text", "unused_entries"]
 
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt")
 # Sphinx roles (reST ``:cite:p:`a,b```, MyST ``{cite:p}`a,b```) as sphinxcontrib-bibtex has them.
@@ -104,11 +104,6 @@ def read_document(path: Path) -> str:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
-
-
-def scan_document(path: Path, name: str | None = None) -> list[tuple[str, Location]]:
-    """The cited keys of a .md/.rst/.txt file (unreadable files cite nothing)."""
-    return scan_text(read_document(path), name or str(path), rst=path.suffix.lower() == ".rst")
 
 
 def find_documents(paths: Iterable[Path]) -> list[Path]:
