@@ -2,13 +2,37 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+
+
+def _shared_folder() -> Path:
+    """The shared data (seed book, testdata): ``$REFBOOK_SHARED``, else ``shared/`` beside the
+    checkout, else beside the local repository this checkout was cloned from (a throwaway
+    clone made to rehearse CI). Never fetched from the network."""
+    env = os.environ.get("REFBOOK_SHARED")
+    if env:
+        return Path(env)
+    beside = ROOT.parent / "shared"
+    if beside.is_dir():
+        return beside
+    try:
+        origin = subprocess.run(["git", "-C", str(ROOT), "remote", "get-url", "origin"],
+                                capture_output=True, text=True, check=False, timeout=10).stdout
+    except OSError:
+        return beside
+    origin_path = Path(origin.strip())
+    if origin.strip() and origin_path.is_dir() and (origin_path.parent / "shared").is_dir():
+        return origin_path.resolve().parent / "shared"
+    return beside
+
+
+SHARED = _shared_folder()
 SEED = SHARED / "seed"
 TESTDATA = SHARED / "testdata"
 

@@ -106,16 +106,14 @@ def test_pandoc_and_is_lower_case_only() -> None:
 
 def test_pandoc_split_matches_pandoc(pandoc: str) -> None:
     """Every author/editor list of the shared files, against pandoc's CSL-JSON names."""
-    from pathlib import Path
 
     from refbook.bibtex_csl import csl_to_json, entry_to_item, resolve_crossrefs
     from refbook.readers.bibtex import parse_bibtex
-
-    shared = Path(__file__).resolve().parents[2].parent / "shared"
+    from tests.conftest import SHARED
     for path in (
-        shared / "seed" / "references.raw.bib",
-        shared / "testdata" / "biblatex" / "biblatex-examples.bib",
-        shared / "testdata" / "biber" / "names.bib",
+        SHARED / "seed" / "references.raw.bib",
+        SHARED / "testdata" / "biblatex" / "biblatex-examples.bib",
+        SHARED / "testdata" / "biber" / "names.bib",
     ):
         out = subprocess.run(
             [pandoc, "-f", "biblatex", "-t", "csljson", str(path)],

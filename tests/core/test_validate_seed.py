@@ -13,10 +13,10 @@ from refbook.config import Config
 from refbook.diagnostics import Code, Diagnostic, Severity
 from refbook.readers import read_bibliography
 from refbook.validate import check_bibliography
+from tests.conftest import SEED, SHARED
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-RAW = SHARED / "seed" / "references.raw.bib"
-CLEAN = SHARED / "seed" / "references.bib"
+RAW = SEED / "references.raw.bib"
+CLEAN = SEED / "references.bib"
 
 
 def _check(path: Path) -> list[Diagnostic]:
