@@ -19,7 +19,7 @@ def _shared_folder() -> Path:
     if env:
         return Path(env)
     beside = ROOT.parent / "shared"
-    if beside.is_dir():
+    if (beside / "seed").is_dir():
         return beside
     try:
         origin = subprocess.run(["git", "-C", str(ROOT), "remote", "get-url", "origin"],
@@ -27,7 +27,7 @@ def _shared_folder() -> Path:
     except OSError:
         return beside
     origin_path = Path(origin.strip())
-    if origin.strip() and origin_path.is_dir() and (origin_path.parent / "shared").is_dir():
+    if origin.strip() and origin_path.is_dir() and (origin_path.parent / "shared" / "seed").is_dir():
         return origin_path.resolve().parent / "shared"
     return beside
 

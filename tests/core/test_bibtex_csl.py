@@ -20,8 +20,7 @@ from refbook.bibtex_csl import csl_to_json, entry_to_item, resolve_crossrefs
 from refbook.models import Entry, Field, Location
 from refbook.readers.bibtex import parse_bibtex
 from refbook.readers.csl_json import read_csl_json
-
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+from tests.conftest import SHARED
 
 # file, pandoc's reader, minimal share of identical items
 ORACLE_FILES = [

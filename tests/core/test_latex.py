@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from refbook import ir, latex
 from refbook.latex import SPACE, PCode, PFmt, PLink, PMath, PQuoted, PRaw, PSpan, PStr
-
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+from tests.conftest import SHARED
 
 T = ir.Text
 

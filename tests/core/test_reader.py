@@ -12,9 +12,7 @@ from refbook.diagnostics import Code, Diagnostic
 from refbook.models import Bibliography, Entry, Location
 from refbook.readers import read_bibliography, resolve_crossrefs
 from refbook.readers.bibtex import ParseResult, parse_bibtex
-
-ROOT = Path(__file__).resolve().parents[2]
-TESTDATA = ROOT / ".." / "shared" / "testdata"
+from tests.conftest import TESTDATA
 
 
 @pytest.fixture(autouse=True)

@@ -10,9 +10,7 @@ import pytest
 from refbook.cli import main
 from refbook.validate.docs import catalogue
 from refbook.validate.fix import fix_text
-
-ROOT = Path(__file__).resolve().parents[2]
-SEED = ROOT.parent / "shared" / "seed"
+from tests.conftest import ROOT, SEED
 
 BIB = """@article{kwon2023efficient,
   author = {Kwon, Woosuk},
