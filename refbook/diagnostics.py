@@ -25,7 +25,8 @@ class Code(Enum):
 
     SYNTAX = ("syntax", Severity.ERROR, "The .bib file has text that is not valid BibTeX; the entry it belongs to is skipped, every other entry is kept.", "syntax")
     ENCODING = ("encoding", Severity.ERROR, "The file is not valid UTF-8; it was decoded as Latin-1 instead.", "syntax")
-    FILE = ("file", Severity.ERROR, "A bibliography file cannot be read (missing, a directory, no permission).", "syntax")
+    FILE = ("file", Severity.ERROR, "A bibliography file cannot be read, or `--fix` cannot write it (missing, a directory, no permission, a full disk); the file is left as it was.", "syntax")
+    INPUT_LIMIT = ("input-limit", Severity.ERROR, "A value passes a safety limit (the expanded size of an @string macro, the nesting depth of braces or LaTeX commands, the number of digits of a number); the value is cut or left out, every other value and entry is kept.", "syntax")
     DUPLICATE_KEY = ("duplicate-key", Severity.ERROR, "Two entries share one citation key; the first one is kept.", "keys")
     DUPLICATE_FIELD = ("duplicate-field", Severity.ERROR, "An entry sets the same field twice; the first value is kept.", "syntax")
     UNDEFINED_STRING = ("undefined-string", Severity.ERROR, "A field uses an @string macro that is never defined; the macro name is kept as text.", "syntax")
@@ -33,6 +34,7 @@ class Code(Enum):
     CROSSREF_CYCLE = ("crossref-cycle", Severity.ERROR, "Entries inherit from each other in a loop through crossref or xdata; the link that closes the loop is ignored.", "crossref")
     BAD_NAME = ("bad-name", Severity.WARNING, "A name list has a part that BibTeX cannot split (too many commas, an empty name).", "names")
     UNKNOWN_STYLE = ("unknown-style", Severity.ERROR, "The configured style is not installed.", "config")
+    BAD_FILTER = ("bad-filter", Severity.ERROR, "A bibliography list's filter is not a valid expression, holds an invalid regular expression, or one too costly to match; the list shows no entry.", "config")
     UNKNOWN_KEY = ("unknown-key", Severity.ERROR, "A citation names a key that is in no bibliography file.", "citations")
     CITATION_SYNTAX = ("citation-syntax", Severity.ERROR, "A citation cannot be parsed.", "citations")
     # keys
