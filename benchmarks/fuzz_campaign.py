@@ -50,8 +50,8 @@ from refbook.syntax import find_citations
 from refbook.validate import check_bibliography
 
 ROOT = Path(__file__).resolve().parents[1]
-SPECIALS = [*'{}"@#\\~,=%$^_&[]()`\n',"\u00a0", "\u3000", "\\'", "\\v{", "{{", "}}",
-                                                 "@string{", "@comment(", " and ", "--"]
+SPECIALS = [*'{}"@#\\~,=%$^_&[]()`\n', "\u00a0", "\u3000", "\\'", "\\v{", "{{", "}}",
+            "@string{", "@comment(", " and ", "--"]
 #: What the HTML renderer writes itself; anything else in its output came from the data.
 HTML_TAGS = {"a", "span", "i", "b", "em", "strong", "sup", "sub", "div", "code", "br"}
 HTML_ATTRS = {"href", "class", "id", "title", "style", "lang", "dir"}
