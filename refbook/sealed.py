@@ -100,9 +100,8 @@ def load(path: Path) -> object | None:
     """The object :func:`dump` stored at ``path``, or ``None``: missing, unreadable, not sealed
     with this key under this name, or not unpicklable. The file is read once, and nothing in it
     is unpickled before its tag is verified. (``None`` is never a stored value.)"""
-    try:
-        blob = path.read_bytes()
-    except OSError:
+    blob = _read_regular(path)
+    if blob is None:
         return None
     payload = unseal(blob, label=path.name, folder=path.parent)
     if payload is None:
@@ -142,6 +141,21 @@ def dump(value: object, path: Path) -> bool:
             os.unlink(tmp)
         return False
     return True
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """The bytes of ``path`` if it is a regular file. A named pipe or a device planted under a
+    cache file's name would block the build or never end: without waiting for a writer
+    (``O_NONBLOCK`` does nothing to a regular file), such a file is a miss."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            return fh.read() if stat.S_ISREG(os.fstat(fh.fileno()).st_mode) else None
+    except OSError:
+        return None
 
 
 def _tag(key: bytes, label: str, payload: bytes | memoryview) -> bytes:

@@ -106,6 +106,20 @@ def test_seal_round_trip_and_every_kind_of_forgery(tmp_path: Path) -> None:
     assert not list(tmp_path.glob(".tmp-*"))                        # no temporary file left
 
 
+def test_a_pipe_or_device_under_a_cache_name_is_a_miss_not_a_hang(tmp_path: Path) -> None:
+    import threading
+
+    fifo = tmp_path / "book.pickle"
+    os.mkfifo(fifo)  # nobody ever writes to it: reading it would block forever
+    (tmp_path / "zero.pickle").symlink_to("/dev/zero")  # reading it would never end
+    found: list[object] = []
+    reader = threading.Thread(target=lambda: found.extend(
+        [sealed.load(fifo), sealed.load(tmp_path / "zero.pickle")]), daemon=True)
+    reader.start()
+    reader.join(timeout=30)
+    assert found == [None, None]
+
+
 def test_a_file_sealed_with_key_a_is_a_miss_with_key_b(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "c.pickle"
