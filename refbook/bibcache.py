@@ -6,25 +6,23 @@ of that exact content, and parses only on a miss. A rebuild (Sphinx incremental 
 serve``) of an unchanged book therefore costs one hash per file.
 
 The memory cache is a small LRU shared by the whole process. The disk cache is opt-in: a
-directory passed by the caller or named by ``REFBOOK_CACHE_DIR``; it holds one pickle per parsed
-file. A cache file that cannot be read (corrupt, truncated, from another refbook version) is
-ignored and rewritten; a directory that cannot be written is simply not used. The files are
-pickles, so the directory must be as trusted as the project itself (it is the user's own).
+directory passed by the caller or named by ``REFBOOK_CACHE_DIR``; it holds one sealed pickle per
+parsed file (``refbook.sealed``: unpickled only after its HMAC, made with a key kept outside the
+directory, checks out). A cache file that cannot be read (corrupt, truncated, from another
+refbook version, written with another key, planted) is ignored and rewritten; a directory that
+cannot be written is simply not used.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
-import pickle
-import tempfile
 import threading
 from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from refbook import __version__
+from refbook import __version__, sealed
 
 if TYPE_CHECKING:
     from collections.abc import Hashable
@@ -119,18 +117,11 @@ def cache_dir_from_env() -> Path | None:
 
 
 def disk_load(cache_dir: Path, key: str) -> object:
-    """The object cached under ``key``, or ``None`` if absent or unreadable.
+    """The object cached under ``key``, or ``None`` if absent, unreadable or not authentic.
 
     The caller checks the type: a stale file of another shape is just a miss.
     """
-    path = cache_dir / f"{key}.pickle"
-    try:
-        with path.open("rb") as fh:
-            # The cache directory is the user's own (an argument or REFBOOK_CACHE_DIR); we only
-            # read files we wrote, whose name is a digest of the content they were made from.
-            value = pickle.load(fh)  # noqa: S301
-    except Exception:  # any failure only means "not cached"
-        return None
+    value = sealed.load(cache_dir / f"{key}.pickle")
     if not isinstance(value, tuple) or len(value) != 2 or value[0] != _FORMAT:
         return None
     return value[1]
@@ -138,15 +129,4 @@ def disk_load(cache_dir: Path, key: str) -> object:
 
 def disk_store(cache_dir: Path, key: str, result: object) -> None:
     """Write ``result`` atomically; any failure (read-only folder, full disk) is ignored."""
-    try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=".tmp-", suffix=".pickle")
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump((_FORMAT, result), fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, cache_dir / f"{key}.pickle")
-    except (OSError, pickle.PicklingError, RecursionError):
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    sealed.dump((_FORMAT, result), cache_dir / f"{key}.pickle")

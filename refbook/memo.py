@@ -2,18 +2,19 @@
 
 Where it sits: beside the stages that memoize (the style processor's formatting memo, the
 validation memo). A host gives them its cache folder (Sphinx: the doctree folder), so that the
-next ``sphinx-build`` run redoes only what changed. Files are pickles written atomically; a
-missing, corrupt or foreign file is ignored, never an error.
+next ``sphinx-build`` run redoes only what changed. Files are sealed pickles
+(``refbook.sealed``: read only when they carry refbook's HMAC, written atomically); a missing,
+corrupt, foreign or planted file is ignored, never an error and never unpickled.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
-import pickle
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+from refbook import sealed
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, MutableMapping
@@ -32,11 +33,7 @@ def load_memo(memo: MutableMapping[K, V], path: Path) -> None:
     if path in _LOADED or not path.is_file():
         return
     _LOADED.add(path)
-    try:
-        with path.open("rb") as fh:
-            data: Any = pickle.load(fh)  # noqa: S301 - our own cache file, in the host's build folder
-    except Exception:  # a corrupt or foreign cache is simply ignored
-        return
+    data = sealed.load(path)
     if isinstance(data, dict):
         for k, v in data.items():
             memo.setdefault(k, v)
@@ -51,16 +48,9 @@ def save_memo(memo: Mapping[K, V], path: Path, *, changed: bool | None = None) -
     """
     if changed is False or (changed is None and _SAVED_SIZES.get(path) == len(memo)):
         return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        with tmp.open("wb") as fh:
-            pickle.dump(dict(memo), fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
+    if sealed.dump(dict(memo), path):
         _LOADED.add(path)
         _SAVED_SIZES[path] = len(memo)
-    except (OSError, pickle.PicklingError):
-        return
 
 
 @lru_cache(maxsize=1)

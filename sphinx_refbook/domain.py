@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import pickle
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
@@ -21,7 +20,7 @@ from docutils import nodes
 from sphinx.domains import Domain
 from sphinx.util.nodes import make_refnode
 
-from refbook import __version__
+from refbook import __version__, sealed
 from refbook.diagnostics import Code, Severity
 from refbook.models import Location
 from refbook.registry import CitationSite
@@ -262,24 +261,17 @@ class CiteDomain(Domain):
 
 
 def _load(path: Path, key: str) -> Book | None:
-    try:
-        with path.open("rb") as f:
-            stored_key, book = pickle.load(f)  # noqa: S301 - our own cache in the doctree dir
-    except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, ValueError,
-            TypeError):
+    """The book cached in ``path`` for ``key``; ``None`` for a miss (also a file that is not
+    authentic: ``refbook.sealed`` checks its HMAC before unpickling anything)."""
+    found = sealed.load(path)
+    if not isinstance(found, tuple) or len(found) != 2:
         return None
+    stored_key, book = found
     return book if stored_key == key and isinstance(book, Book) else None
 
 
 def _store(path: Path, key: str, book: Book) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        with tmp.open("wb") as f:
-            pickle.dump((key, book), f, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp.replace(path)
-    except OSError:
-        return
+    sealed.dump((key, book), path)
 
 
 def relocate(problems: tuple[Diagnostic, ...],

@@ -32,6 +32,15 @@ def _shared_folder() -> Path:
     return beside
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Seal the caches of the whole run (this process and every build it starts: subprocesses
+    inherit ``os.environ``) with a fixed test key, so that the suite never creates or reads the
+    user's own key file under ``~/.config``. The key-file tests unset it for themselves."""
+    from refbook.sealed import KEY_ENV
+
+    os.environ[KEY_ENV] = "refbook test suite: not a secret"
+
+
 SHARED = _shared_folder()
 SEED = SHARED / "seed"
 TESTDATA = SHARED / "testdata"

@@ -1,0 +1,255 @@
+"""Sealed cache files: pickles that are unpickled only when they carry refbook's own HMAC.
+
+Where it sits: under every cache that survives the process — the validation and style memos
+(``refbook.memo``), the parse cache (``refbook.bibcache``: ``REFBOOK_CACHE_DIR`` or
+``cache_dir=``), and the Sphinx extension's book and ``.bib`` check files in the doctree folder.
+They all write with :func:`dump` and read with :func:`load`, never with ``pickle`` directly.
+
+Why: unpickling runs code named by the file, so whoever can write a cache folder (a CI cache
+restored from a pull-request build, a shared build folder) could run commands at the next
+build. Every file therefore starts with an HMAC-SHA256 tag over its payload and its own file
+name, made with a key kept outside the cache folders, and the tag is checked (in constant time)
+before a byte is unpickled. A file without a valid tag — planted, written with another key,
+truncated, corrupt, or copied from another cache file's name — is a miss, never an error.
+
+The key, in order: ``REFBOOK_CACHE_KEY`` (a secret, e.g. a CI secret, so that a cache restored
+on another machine stays usable); else a per-user key file, ``$XDG_CONFIG_HOME/refbook/cache-key``
+or ``~/.config/refbook/cache-key``, created once with mode 0600; else (no writable home, a key
+file that others could read or write, a key file inside the cache folder itself) a random key of
+this process, so caches are reused only within the process. See ``docs/security.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import os
+import pickle
+import secrets
+import stat
+import tempfile
+import threading
+from pathlib import Path
+
+__all__ = ["KEY_ENV", "cache_key", "dump", "key_file", "load", "seal", "unseal"]
+
+#: Environment variable holding the cache key (any non-empty string; a long random secret).
+KEY_ENV = "REFBOOK_CACHE_KEY"
+
+# The first bytes of every sealed file: a format change gives a new magic, so old files are
+# simply misses. Then the 32-byte tag, then the payload.
+_MAGIC = b"refbook-sealed-1\n"
+_TAG = hashlib.sha256().digest_size
+_HEADER = len(_MAGIC) + _TAG
+
+_lock = threading.Lock()
+_process_key: bytes | None = None
+_file_keys: dict[Path, bytes | None] = {}
+
+
+def key_file() -> Path | None:
+    """Where the per-user key lives (``None`` when there is no home folder to put it in)."""
+    config = os.environ.get("XDG_CONFIG_HOME", "")
+    # the XDG rules: a relative value is ignored
+    if config and os.path.isabs(config):
+        return Path(config) / "refbook" / "cache-key"
+    try:
+        return Path.home() / ".config" / "refbook" / "cache-key"
+    except RuntimeError:  # no HOME and no password entry
+        return None
+
+
+def cache_key(folder: Path | None = None) -> bytes:
+    """The key that seals files in ``folder`` (see the module docstring for where it comes from).
+
+    A key file inside ``folder`` is refused: whoever can write the cache could read it there.
+    """
+    secret = os.environ.get(KEY_ENV, "")
+    if secret:
+        return _derived(secret)
+    path = key_file()
+    if path is not None and not (folder is not None and _inside(path, folder)):
+        with _lock:
+            if path not in _file_keys:
+                _file_keys[path] = _read_or_create(path)
+            found = _file_keys[path]
+        if found is not None:
+            return found
+    return _per_process()
+
+
+def seal(data: bytes, *, label: str = "", folder: Path | None = None) -> bytes:
+    """``data`` with the header that :func:`unseal` checks. ``label`` binds it to a name (the
+    file's name): a sealed blob presented under another label does not unseal."""
+    return _MAGIC + _tag(cache_key(folder), label, data) + data
+
+
+def unseal(blob: bytes | memoryview, *, label: str = "",
+           folder: Path | None = None) -> memoryview | None:
+    """The payload of ``blob`` if its tag is valid for this key and ``label``, else ``None``."""
+    view = memoryview(blob)
+    if len(view) < _HEADER or view[:len(_MAGIC)] != _MAGIC:
+        return None
+    payload = view[_HEADER:]
+    expected = _tag(cache_key(folder), label, payload)
+    return payload if hmac.compare_digest(expected, view[len(_MAGIC):_HEADER]) else None
+
+
+def load(path: Path) -> object | None:
+    """The object :func:`dump` stored at ``path``, or ``None``: missing, unreadable, not sealed
+    with this key under this name, or not unpicklable. The file is read once, and nothing in it
+    is unpickled before its tag is verified. (``None`` is never a stored value.)"""
+    blob = _read_regular(path)
+    if blob is None:
+        return None
+    payload = unseal(blob, label=path.name, folder=path.parent)
+    if payload is None:
+        return None
+    try:
+        # authenticated: written by refbook with this key under this very name
+        value: object = pickle.loads(payload)  # noqa: S301
+    except Exception:  # an object of an older shape (a changed class): only a miss
+        return None
+    return value
+
+
+def dump(value: object, path: Path) -> bool:
+    """Pickle and seal ``value`` into ``path`` atomically (a temporary file in the same folder,
+    then a rename: a reader sees the old file or the new one). Best effort: a folder that
+    cannot be written, a full disk or an unpicklable value only means nothing is cached;
+    returns whether the file was written."""
+    try:
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # unpicklable (or too deep): nothing to cache
+        return False
+    folder = path.parent
+    tag = _tag(cache_key(folder), path.name, data)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".sealed")
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(_MAGIC)
+            fh.write(tag)
+            fh.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        return False
+    return True
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """The bytes of ``path`` if it is a regular file. A named pipe or a device planted under a
+    cache file's name would block the build or never end: without waiting for a writer
+    (``O_NONBLOCK`` does nothing to a regular file), such a file is a miss."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            return fh.read() if stat.S_ISREG(os.fstat(fh.fileno()).st_mode) else None
+    except OSError:
+        return None
+
+
+def _tag(key: bytes, label: str, payload: bytes | memoryview) -> bytes:
+    mac = hmac.new(key, _MAGIC, hashlib.sha256)
+    name = label.encode("utf-8", "surrogatepass")
+    # the label's length first, so that no (label, payload) pair reads as another
+    mac.update(len(name).to_bytes(4, "big"))
+    mac.update(name)
+    mac.update(payload)
+    return mac.digest()
+
+
+def _derived(secret: str) -> bytes:
+    # any string works as a secret; the HMAC key is a fixed-size digest of it
+    return hashlib.sha256(b"refbook cache key\0" + secret.encode("utf-8", "surrogatepass")).digest()
+
+
+def _per_process() -> bytes:
+    global _process_key  # noqa: PLW0603 - one random key for the life of the process
+    with _lock:
+        if _process_key is None:
+            _process_key = secrets.token_bytes(32)
+        return _process_key
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError):  # a symlink loop: treat as inside, i.e. refuse
+        return True
+
+
+def _read_or_create(path: Path) -> bytes | None:
+    """The key stored in ``path``, creating the file if it does not exist; ``None`` if it
+    cannot be created or cannot be trusted (not ours, readable or writable by others)."""
+    with contextlib.suppress(FileNotFoundError):
+        return _read_key(path)
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cache-key-")  # mode 0600
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "w", encoding="ascii") as fh:
+            fh.write(secrets.token_hex(32) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        # publish the complete file under its name, failing if another process was first (the
+        # link is the O_EXCL step): nobody ever reads a half-written key
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        except OSError:  # a file system without hard links: create the name exclusively
+            _create_exclusive(path, Path(tmp).read_text(encoding="ascii"))
+    except OSError:
+        return None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    try:
+        return _read_key(path)
+    except FileNotFoundError:
+        return None
+
+
+def _create_exclusive(path: Path, text: str) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    with os.fdopen(fd, "w", encoding="ascii") as fh:
+        fh.write(text)
+
+
+def _read_key(path: Path) -> bytes | None:
+    """The key in ``path``, or ``None`` if it is not usable; raises ``FileNotFoundError`` if
+    there is no such file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        raise
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        # like ssh with its keys: a key others may read or replace is no secret
+        if hasattr(os, "getuid") and (st.st_uid != os.getuid() or st.st_mode & 0o077):
+            return None
+        text = fh.read(200).strip()
+    try:
+        raw = bytes.fromhex(text.decode("ascii"))
+    except ValueError:
+        return None
+    return raw if len(raw) >= 32 else None

@@ -1,0 +1,347 @@
+"""Cache files never run code: each one is unpickled only after its HMAC (``refbook.sealed``,
+keyed outside the cache folders) checks out, so a pickle planted in a cache folder — by a
+pull-request build sharing a CI cache, say — is a miss, while refbook's own files are reused."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import refbook.validate as validation
+from refbook import bibcache, memo, sealed
+from refbook.config import Config
+from refbook.models import Bibliography
+from refbook.readers import read_bibliography
+from refbook.registry import Registry
+from refbook.render.text import to_text
+from refbook.styles import get_style
+from refbook.styles.csl.style import DATA, load_style
+from refbook.syntax import find_citations
+from refbook.validate import check_bibliography
+from tests.core.test_registry import ITEMS
+
+BIB = """@string{pub = {Addison-Wesley}}
+@book{knuth1984, author = {Donald E. Knuth}, title = {The {TeX}book}, year = 1984,
+  publisher = pub}
+@article{doe2020, author = {Doe, Jane and Roe, Richard}, title = {A study of GPU caches},
+  journal = {J. Caches}, year = {2020}, volume = {3}, pages = {1--10}, doi = {not a doi}}
+@misc{odd, title = {No author}, year = {20x0}, month = {jan}}
+"""
+
+
+class Planted:
+    """What an attacker puts in a cache folder: unpickling it writes ``marker``."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        return Path.write_text, (self.marker, "code ran while loading a cache file")
+
+
+def plant(path: Path, marker: Path) -> None:
+    path.write_bytes(pickle.dumps(Planted(marker)))
+
+
+def new_process() -> None:
+    """Forget what this process holds in memory, as a new build process would start."""
+    memo._LOADED.clear()
+    memo._SAVED_SIZES.clear()
+    validation._MEMO.clear()
+    bibcache.clear_memory_cache()
+    load_style(str(DATA / "chicago-author-date.csl")).memo.clear()
+
+
+@pytest.fixture
+def marker(tmp_path: Path) -> Path:
+    return tmp_path / "marker"
+
+
+@pytest.fixture
+def bib_file(tmp_path: Path) -> Path:
+    path = tmp_path / "refs.bib"
+    path.write_text(BIB, encoding="utf-8")
+    return path
+
+
+def count_checked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many entries the validation rules ran on, per call (the rest came from the memo)."""
+    calls: list[int] = []
+    real = validation.map_entries
+
+    def counting(fn, entries, config, **kw):  # type: ignore[no-untyped-def]
+        calls.append(len(entries))
+        return real(fn, entries, config, **kw)
+
+    monkeypatch.setattr(validation, "map_entries", counting)
+    return calls
+
+
+# -- the sealing itself -------------------------------------------------------------------------
+
+def test_seal_round_trip_and_every_kind_of_forgery(tmp_path: Path) -> None:
+    data = pickle.dumps({"a": (1, 2)})
+    blob = sealed.seal(data, label="x.pickle")
+    assert bytes(sealed.unseal(blob, label="x.pickle") or b"") == data
+    assert sealed.unseal(data, label="x.pickle") is None            # a bare pickle
+    assert sealed.unseal(blob, label="y.pickle") is None            # another file's name
+    assert sealed.unseal(blob[:-1], label="x.pickle") is None       # truncated
+    assert sealed.unseal(blob[:20], label="x.pickle") is None       # shorter than the header
+    for i in (0, len(blob) // 2, len(blob) - 1):                    # any flipped byte
+        bad = bytearray(blob)
+        bad[i] ^= 1
+        assert sealed.unseal(bytes(bad), label="x.pickle") is None
+    path = tmp_path / "x.pickle"
+    assert sealed.dump({"a": (1, 2)}, path)
+    assert sealed.load(path) == {"a": (1, 2)}
+    (tmp_path / "y.pickle").write_bytes(path.read_bytes())          # copied under another name
+    assert sealed.load(tmp_path / "y.pickle") is None
+    assert sealed.load(tmp_path / "missing.pickle") is None
+    assert not list(tmp_path.glob(".tmp-*"))                        # no temporary file left
+
+
+def test_a_pipe_or_device_under_a_cache_name_is_a_miss_not_a_hang(tmp_path: Path) -> None:
+    import threading
+
+    fifo = tmp_path / "book.pickle"
+    os.mkfifo(fifo)  # nobody ever writes to it: reading it would block forever
+    (tmp_path / "zero.pickle").symlink_to("/dev/zero")  # reading it would never end
+    found: list[object] = []
+    reader = threading.Thread(target=lambda: found.extend(
+        [sealed.load(fifo), sealed.load(tmp_path / "zero.pickle")]), daemon=True)
+    reader.start()
+    reader.join(timeout=30)
+    assert found == [None, None]
+
+
+def test_a_file_sealed_with_key_a_is_a_miss_with_key_b(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "c.pickle"
+    monkeypatch.setenv(sealed.KEY_ENV, "key A")
+    assert sealed.dump([1, 2, 3], path)
+    assert sealed.load(path) == [1, 2, 3]
+    monkeypatch.setenv(sealed.KEY_ENV, "key B")
+    assert sealed.load(path) is None
+    monkeypatch.setenv(sealed.KEY_ENV, "key A")
+    assert sealed.load(path) == [1, 2, 3]
+
+
+def test_unpicklable_values_and_unwritable_folders_are_only_not_cached(tmp_path: Path) -> None:
+    assert not sealed.dump(lambda: 1, tmp_path / "f.pickle")
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert not sealed.dump([1], blocker / "sub" / "f.pickle")
+    assert not (tmp_path / "f.pickle").exists()
+
+
+# -- the key --------------------------------------------------------------------------------------
+
+@pytest.fixture
+def key_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No REFBOOK_CACHE_KEY: the per-user key file, in a temporary config folder."""
+    monkeypatch.delenv(sealed.KEY_ENV)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setattr(sealed, "_file_keys", {})
+    monkeypatch.setattr(sealed, "_process_key", None)
+    return tmp_path / "config"
+
+
+def test_the_key_file_is_created_once_private_and_shared_by_processes(key_home: Path,
+                                                                      tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    assert sealed.dump({"k": "v"}, cache / "m.pickle")
+    key_file = key_home / "refbook" / "cache-key"
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    assert stat.S_IMODE(key_file.parent.stat().st_mode) == 0o700
+    assert len(bytes.fromhex(key_file.read_text())) == 32
+    assert sealed.cache_key(cache) != sealed._per_process()
+    # four new processes at once: the first creates nothing new, all read the same key
+    script = ("import sys; from pathlib import Path; from refbook import sealed; "
+              "print(sealed.load(Path(sys.argv[1])))")
+    env = {k: v for k, v in os.environ.items() if k != sealed.KEY_ENV}
+    env["XDG_CONFIG_HOME"] = str(key_home)
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(cache / "m.pickle")],
+                              env=env, stdout=subprocess.PIPE, text=True) for _ in range(4)]
+    assert [p.communicate(timeout=60)[0].strip() for p in procs] == ["{'k': 'v'}"] * 4
+
+
+def test_concurrent_first_use_agrees_on_one_key(key_home: Path) -> None:
+    script = "from refbook import sealed; print(sealed.cache_key().hex())"
+    env = {k: v for k, v in os.environ.items() if k != sealed.KEY_ENV}
+    env["XDG_CONFIG_HOME"] = str(key_home)
+    procs = [subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE,
+                              text=True) for _ in range(6)]
+    keys = {p.communicate(timeout=60)[0].strip() for p in procs}
+    stored = (key_home / "refbook" / "cache-key").read_text().strip()
+    assert keys == {stored}
+
+
+def test_no_writable_home_means_a_key_of_this_process(tmp_path: Path, key_home: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(blocker))
+    path = tmp_path / "cache" / "m.pickle"
+    assert sealed.dump([1], path)          # never crashes
+    assert sealed.load(path) == [1]        # reused within the process
+    assert sealed.cache_key() == sealed._per_process()
+    monkeypatch.setattr(sealed, "_process_key", None)
+    monkeypatch.setattr(sealed, "_file_keys", {})
+    assert sealed.load(path) is None       # a new process: a miss
+
+
+def test_a_relative_xdg_config_home_is_ignored(tmp_path: Path, key_home: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", "relative/config")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert sealed.key_file() == tmp_path / "home" / ".config" / "refbook" / "cache-key"
+    sealed.cache_key()
+    assert (tmp_path / "home" / ".config" / "refbook" / "cache-key").is_file()
+
+
+def test_a_key_file_others_may_read_is_not_used(key_home: Path) -> None:
+    key_file = key_home / "refbook" / "cache-key"
+    key_file.parent.mkdir(parents=True)
+    key_file.write_text("ab" * 32 + "\n")
+    key_file.chmod(0o644)
+    assert sealed.cache_key() == sealed._per_process()
+    key_file.chmod(0o600)
+    sealed._file_keys.clear()
+    assert sealed.cache_key() == bytes.fromhex("ab" * 32)
+
+
+def test_a_key_file_inside_the_cache_folder_is_refused(tmp_path: Path, key_home: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(cache / "config"))
+    path = cache / "m.pickle"
+    assert sealed.dump([1], path)
+    assert not (cache / "config" / "refbook" / "cache-key").exists()
+    assert sealed.cache_key(cache) == sealed._per_process()
+    # planted beside the cache files, a key would not be trusted either
+    (cache / "config" / "refbook").mkdir(parents=True)
+    (cache / "config" / "refbook" / "cache-key").write_text("cd" * 32)
+    (cache / "config" / "refbook" / "cache-key").chmod(0o600)
+    assert sealed.cache_key(cache) == sealed._per_process()
+    assert sealed.cache_key(tmp_path / "elsewhere") == bytes.fromhex("cd" * 32)
+
+
+# -- every cache site ignores a planted pickle and reuses its own files -----------------------------
+
+def test_planted_validation_memo_is_ignored(tmp_path: Path, bib_file: Path,
+                                           marker: Path) -> None:
+    memo_dir = tmp_path / "memo"
+    new_process()
+    first = check_bibliography(read_bibliography([bib_file]), Config(), memo_dir=str(memo_dir))
+    assert first
+    [memo_file] = memo_dir.glob("validation-*.pickle")
+    plant(memo_file, marker)
+    new_process()
+    assert check_bibliography(read_bibliography([bib_file]), memo_dir=str(memo_dir)) == first
+    assert not marker.exists()
+
+
+def test_validation_memo_is_reused_with_its_key_only(tmp_path: Path, bib_file: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    memo_dir = str(tmp_path / "memo")
+    new_process()
+    first = check_bibliography(read_bibliography([bib_file]), Config(), memo_dir=memo_dir)
+    checked = count_checked(monkeypatch)
+    new_process()
+    assert check_bibliography(read_bibliography([bib_file]), memo_dir=memo_dir) == first
+    assert checked == [0]  # every entry's result came from the file
+    monkeypatch.setenv(sealed.KEY_ENV, "another key")
+    new_process()
+    assert check_bibliography(read_bibliography([bib_file]), memo_dir=memo_dir) == first
+    assert checked == [0, 3]
+
+
+def _cited() -> Registry:
+    reg = Registry()
+    reg.set_document("ch1", find_citations("[@a; @b] and @c"))
+    return reg
+
+
+def test_planted_style_memo_is_ignored(tmp_path: Path, marker: Path) -> None:
+    memo_dir = str(tmp_path / "memo")
+    new_process()
+    first = _cited().resolve(Bibliography(), ITEMS, "chicago-author-date", memo_dir=memo_dir)
+    [memo_file] = Path(memo_dir).glob("style-chicago-author-date-*.pickle")
+    plant(memo_file, marker)
+    new_process()
+    again = _cited().resolve(Bibliography(), ITEMS, "chicago-author-date", memo_dir=memo_dir)
+    assert not marker.exists()
+    assert {k: to_text(v) for k, v in again.citations.items()} == {
+        k: to_text(v) for k, v in first.citations.items()}
+    assert again.entries == first.entries
+
+
+def test_style_memo_is_reused_with_its_key_only(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    memo_dir = str(tmp_path / "memo")
+    new_process()
+    _cited().resolve(Bibliography(), ITEMS, "chicago-author-date", memo_dir=memo_dir)
+    style = get_style("chicago-author-date")
+    style_memo = load_style(str(DATA / "chicago-author-date.csl")).memo
+    size = len(style_memo)
+    assert size > 0
+    # the next process starts with the memo from the file, before formatting anything
+    new_process()
+    style.processor([], memo_dir=memo_dir)
+    assert len(style_memo) == size
+    monkeypatch.setenv(sealed.KEY_ENV, "another key")
+    new_process()
+    style.processor([], memo_dir=memo_dir)
+    assert len(style_memo) == 0
+
+
+def test_parse_cache_of_the_cli(tmp_path: Path, bib_file: Path, marker: Path) -> None:
+    """``REFBOOK_CACHE_DIR`` in a real ``refbook`` process: planted files are misses."""
+    cache = tmp_path / "cache"
+    env = {**os.environ, bibcache.CACHE_DIR_ENV: str(cache)}
+
+    def render() -> str:
+        r = subprocess.run([sys.executable, "-m", "refbook.cli", "render", str(bib_file)],
+                           env=env, capture_output=True, text=True, check=True, timeout=120)
+        assert r.stderr == ""
+        return r.stdout
+
+    first = render()
+    assert "Knuth, Donald E. 1984. The TeXbook. Addison-Wesley." in first
+    [cached] = cache.glob("*.pickle")
+    plant(cached, marker)
+    assert render() == first
+    assert not marker.exists()
+    # the miss was written again, sealed, and serves the next run
+    assert cached.read_bytes().startswith(b"refbook-sealed-1\n")
+    assert render() == first
+
+
+def test_parse_cache_reuse_and_foreign_key(tmp_path: Path, bib_file: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from refbook import readers
+
+    parses: list[str] = []
+    real = readers.parse_bibtex
+
+    def counting(text, name, **kw):  # type: ignore[no-untyped-def]
+        parses.append(name)
+        return real(text, name, **kw)
+
+    monkeypatch.setattr(readers, "parse_bibtex", counting)
+    cache = tmp_path / "cache"
+    bibcache.clear_memory_cache()
+    first = read_bibliography([bib_file], cache_dir=cache)
+    bibcache.clear_memory_cache()
+    assert read_bibliography([bib_file], cache_dir=cache) == first
+    assert len(parses) == 1  # the second read came from the disk cache
+    monkeypatch.setenv(sealed.KEY_ENV, "another key")
+    bibcache.clear_memory_cache()
+    assert read_bibliography([bib_file], cache_dir=cache) == first
+    assert len(parses) == 2
