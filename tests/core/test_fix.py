@@ -311,6 +311,8 @@ def _entry(draw: st.DrawFn) -> str:
     key = draw(st.sampled_from(["a", "b", "c", "d", "e", "f"]))
     body = sep.join(f"{name} = {value}" for name, value in fields)
     end = draw(st.sampled_from(["", ","]))
+    if draw(st.booleans()):
+        return f"@article({key}{sep}{body}{end}\n)\n"
     return f"@article{{{key}{sep}{body}{end}\n}}\n"
 
 
@@ -321,6 +323,8 @@ PIECES = [
     "@comment{ url = {https://https://c.org} }\n",
     '@preamble{"\n  pages = {3-4},\n"}\n',
     "@string{jan = {Janvier}}\n",
+    '@string(feb = "F{\\\'e}vrier")\n',
+    "@comment without braces pages = {1-2}\n",
     "@string{foo = {first\n  doi = {https://doi.org/10.1/s}}}\n",
     "@article{broken, pages = {13-14} title = {x}}\n",
     "@misc{one, pages={7 - 9}, month=\"Feb\"}\n",
