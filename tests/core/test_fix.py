@@ -122,17 +122,32 @@ def test_line_ends_mode_owner_and_links_are_kept(tmp_path: Path) -> None:
 
 
 def _full_disk(monkeypatch: pytest.MonkeyPatch, room: int) -> None:
-    """``os.write`` writes ``room`` bytes, then fails as on a full disk."""
-    real = os.write
+    """Writes to --fix's temporary files get ``room`` bytes in all, then fail as on a full disk.
+
+    Only those files: a module imported meanwhile may keep a reference to ``os.write`` (as
+    ``multiprocessing.connection`` does), so every other write must go on working.
+    """
+    real_write, real_mkstemp = os.write, tempfile.mkstemp
+    ours: dict[int, tuple[int, int]] = {}  # fd → (device, inode): fd numbers are reused
     left = [room]
 
+    def mkstemp(**kwargs: str | Path) -> tuple[int, str]:
+        fd, name = real_mkstemp(**kwargs)  # type: ignore[call-overload]
+        st = os.fstat(fd)
+        ours[fd] = (st.st_dev, st.st_ino)
+        return fd, name
+
     def write(fd: int, data: bytes | memoryview) -> int:
+        st = os.fstat(fd) if fd in ours else None
+        if st is None or ours[fd] != (st.st_dev, st.st_ino):
+            return real_write(fd, data)
         if left[0] <= 0:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        n = real(fd, bytes(data[: left[0]]))
+        n = real_write(fd, bytes(data[: left[0]]))
         left[0] -= n
         return n
 
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
     monkeypatch.setattr(os, "write", write)
 
 
@@ -237,9 +252,11 @@ def test_a_file_changed_meanwhile_is_not_overwritten(
     p = tmp_path / "refs.bib"
     p.write_text(ENTRY, encoding="utf-8")
     real = os.fsync
+    edits = [ENTRY + "% an edit saved meanwhile\n"]
 
     def edit_then_sync(fd: int) -> None:
-        p.write_text(ENTRY + "% an edit saved meanwhile\n", encoding="utf-8")
+        if edits:  # once: another module may keep a reference to this function
+            p.write_text(edits.pop(), encoding="utf-8")
         real(fd)
 
     monkeypatch.setattr(os, "fsync", edit_then_sync)
