@@ -38,7 +38,7 @@ from refbook.models import Entry, Field, Location
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
 
-__all__ = ["MONTH_MACROS", "ParseResult", "parse_bibtex", "paused_gc"]
+__all__ = ["MONTH_MACROS", "ParseResult", "ValueSpan", "parse_bibtex", "parse_with_spans", "paused_gc"]
 
 #: The macros every BibTeX style defines (``plain.bst``); ``@string`` may redefine them.
 MONTH_MACROS: Mapping[str, str] = {
@@ -61,6 +61,22 @@ class ParseResult:
     diagnostics: tuple[Diagnostic, ...] = ()
     strings: tuple[tuple[str, str], ...] = ()
     preambles: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ValueSpan:
+    """Where the value of one field of a kept entry is written (for ``refbook check --fix``).
+
+    ``text[start:end]`` is the raw value as written, from its first character (``{``, ``"``,
+    a digit or a macro name) to the end of its last ``#`` piece, without the white space or
+    comments after it. ``line`` is the line of the field's name (the field's ``Location``).
+    """
+
+    key: str
+    field: str
+    line: int
+    start: int
+    end: int
 
 
 # Characters BibTeX does not allow in an identifier (entry type, field or macro name).
@@ -157,6 +173,23 @@ def parse_bibtex(text: str, file: str, *, macros: Mapping[str, str] | None = Non
         return _Parser(text, file, macros).run()
 
 
+def parse_with_spans(
+    text: str, file: str, *, macros: Mapping[str, str] | None = None
+) -> tuple[ParseResult, tuple[ValueSpan, ...]]:
+    """:func:`parse_bibtex` plus where each field value of each kept entry is written.
+
+    For ``refbook check --fix``, which edits values in place. The offsets index ``text`` as
+    given, so ``text`` must already have ``\\n`` line ends and no byte-order mark (the caller
+    maps offsets back to its file). Entries with a syntax error or a duplicate key have no
+    spans, nor do fields set twice (the reader ignores them).
+    """
+    with paused_gc():
+        parser = _Parser(text, file, macros)
+        parser.spans = []
+        result = parser.run()
+    return result, tuple(parser.spans)
+
+
 @contextlib.contextmanager
 def paused_gc() -> Iterator[None]:
     """Pause the cyclic garbage collector while building many objects that all stay alive.
@@ -202,6 +235,11 @@ class _Parser:
         # Incremental line counting: the line of ``_line_pos`` is ``_line``.
         self._line_pos = 0
         self._line = 1
+        # Only for parse_with_spans: the kept fields' value spans (None: not recorded), those of
+        # the entry being read, and where the last value read ended.
+        self.spans: list[ValueSpan] | None = None
+        self.entry_spans: list[ValueSpan] = []
+        self.value_end = 0
 
     # -- positions ---------------------------------------------------------------------------
 
@@ -239,7 +277,8 @@ class _Parser:
             self.key = self.field = ""
             try:
                 fm = fast(text, start)
-                if fm is not None and fm.group(1).lower() not in _SPECIAL:
+                # The fast path records no positions, so recording spans takes the slow one.
+                if fm is not None and fm.group(1).lower() not in _SPECIAL and self.spans is None:
                     pos = self.fast_entry(fm, start)
                 else:
                     pos = self.command(start)
@@ -372,6 +411,7 @@ class _Parser:
                         macro = self.undefined(name, self.line_of(pos), key, field)
                     parts.append(macro)
                     pos = m.end()
+            self.value_end = pos
             pos = self.skip_ws(pos)
             if pos < len(text) and text[pos] == "#":
                 pos = self.skip_ws(pos + 1)
@@ -583,6 +623,7 @@ class _Parser:
             )
         line = self.line_of(start)
         self.key = key
+        self.entry_spans = []
         if nxt == close:
             return self.finish(line, key, type_.lower(), [], pos + 1, close)
         if nxt != ",":
@@ -635,6 +676,9 @@ class _Parser:
             else:
                 names[name] = fline
                 fields.append(Field(name, value, Location(self.file, fline)))
+                if self.spans is not None:
+                    self.entry_spans.append(
+                        ValueSpan(key, name, fline, value_start, self.value_end))
             if sep == close:
                 return self.finish(line, key, type_.lower(), fields, pos, close)
 
@@ -746,4 +790,6 @@ class _Parser:
             return end
         self.seen_keys[key] = line
         self.entries.append(Entry(key, type_, tuple(fields), Location(self.file, line)))
+        if self.spans is not None:
+            self.spans.extend(self.entry_spans)
         return end

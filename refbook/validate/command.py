@@ -56,8 +56,9 @@ def add_check_parser(sub: Any) -> None:
     k.add_argument("--severity", action="append", default=[], metavar="CODE=LEVEL",
                    help="set the severity of a code or family: error, warning, info or off")
     k.add_argument("--fix", action="store_true",
-                   help="rewrite unambiguous defects in place (DOI prefix, doubled URL scheme, "
-                        "page dashes, braced month macros) and report what remains")
+                   help="rewrite unambiguous defects of .bib files (DOI prefix, doubled URL "
+                        "scheme, page dashes, braced month macros; atomically, every other "
+                        "byte kept) and report what remains")
     k.add_argument("--config", metavar="TOML",
                    help="read options from this file's [tool.refbook.check] table (default: "
                         "./pyproject.toml when it has one)")
@@ -110,14 +111,17 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if not bibs:
         parser.error("check: give at least one .bib file")
     fixed: list[str] = []
+    fix_problems: list[Diagnostic] = []
     if args.fix:
-        from refbook.validate.fix import fix_file
+        from refbook.validate.fix import fix_files
 
-        for path in bibs:
-            changes = fix_file(Path(path))
-            fixed.extend(f"{path}:{line}: fixed: {what}" for line, what in changes)
+        report = fix_files(bibs)
+        fixed = [*report.fixed, *report.notes]
+        fix_problems = list(report.diagnostics)
     bib = read_bibliography(bibs)
     diags = check_bibliography(bib, config)
+    if fix_problems:
+        diags += apply_config(fix_problems, config, bib)
     if docs:
         cited: list[tuple[str, Any]] = []
         lists_all = False
