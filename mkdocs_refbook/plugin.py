@@ -48,7 +48,7 @@ from refbook.items import items_for
 from refbook.models import Location
 from refbook.readers import read_bibliography
 from refbook.registry import CitationSite, Registry, Resolution
-from refbook.render.html import to_title
+from refbook.render.html import WORD_JOINER, to_title
 from refbook.render.text import one_line
 from refbook.syntax import find_citations
 from refbook.validate import apply_config, check_bibliography
@@ -93,8 +93,10 @@ def _squash(text: str) -> str:
 
 
 def _plain(html_text: str) -> str:
-    """The text of a bit of HTML (MkDocs' titles are HTML), on one line."""
-    return one_line(html.unescape(re.sub(r"<[^<>]*>", "", html_text)))
+    """The text of a bit of HTML (MkDocs' titles are HTML), on one line, without the word
+    joiners ``escape_title`` adds (it adds them again)."""
+    text = html.unescape(re.sub(r"<[^<>]*>", "", html_text)).replace(WORD_JOINER, "")
+    return one_line(text)
 
 
 @dataclass(slots=True)

@@ -26,19 +26,26 @@ _TAGS = {
 }
 
 
+#: follows each "<" of a title: invisible, and no tag can start with it
+WORD_JOINER = "\u2060"
+
+
 def escape_title(text: str) -> str:
     """Plain ``text`` as one line of HTML, safe in element text and in a quoted attribute.
 
     ``& < > " '`` are all escaped, so the result means the same text in either context (a theme
-    may put a title into ``title="…"`` or ``aria-label='…'`` as well as into a ``<a>``).
+    may put a title into ``title="…"`` or ``aria-label='…'`` as well as into a ``<a>``). Each
+    ``<`` is followed by an invisible word joiner: a template that unescapes a title before
+    writing it (Jinja's ``striptags`` does, and Material for MkDocs writes
+    ``<title>{{ page.title | striptags }}</title>``) still gets no tag and no ``</title>``.
     """
-    return escape(one_line(text), quote=True)
+    return escape(one_line(text).replace("<", "<" + WORD_JOINER), quote=True)
 
 
 def to_title(nodes: Inlines) -> str:
     """Entry text for an HTML title, nav or toc item, tooltip or attribute: :func:`escape_title`
     of the plain text (emphasis, links and the like dropped)."""
-    return escape(to_line(nodes), quote=True)
+    return escape_title(to_line(nodes))
 
 
 def to_html(nodes: Inlines) -> str:

@@ -15,6 +15,7 @@ import markdown
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
+from markupsafe import Markup
 
 from mkdocs_refbook.extension import RefbookExtension
 from refbook.cli import main
@@ -52,7 +53,8 @@ class _Doc(HTMLParser):
 
 HOSTILE_TEXT = st.lists(st.sampled_from([*"<>&\"'`=/ \n\t\x00\x0b\x85\u00a0\u2028aZ;#:",
                                          "<img src=x onerror=alert(1)>", "<script>", "&lt;",
-                                         "javascript:", '" onmouseover="alert(1)', "&#34;"]),
+                                         "javascript:", '" onmouseover="alert(1)', "&#34;",
+                                         "</title>", "</TITLE ", "<!--", "<?x", "</"]),
                         max_size=20).map("".join)
 
 
@@ -65,15 +67,20 @@ def test_escape_title_is_text_in_element_and_attribute_contexts(text: str) -> No
         doc = _Doc(context)
         assert [tag for tag, _ in doc.elements] == ["a"], context
         assert set(doc.elements[0][1]) <= {"title"}
-    assert _Doc(f"<a>{title}</a>").text == one_line(text)
-    assert _Doc(f'<a title="{title}">x</a>').elements[0][1]["title"] == one_line(text)
+    shown = one_line(text).replace("<", "<\u2060")  # an invisible word joiner after each "<"
+    assert _Doc(f"<a>{title}</a>").text == shown
+    assert _Doc(f'<a title="{title}">x</a>').elements[0][1]["title"] == shown
+    # a template that unescapes it (Jinja's striptags, as Material's <title>) makes no tag either
+    stripped = str(Markup(title).striptags())
+    assert "</title" not in stripped.lower()
+    assert [tag for tag, _ in _Doc(f"<a>{stripped}</a>").elements] == ["a"], stripped
 
 
 def test_to_title_is_the_plain_text_on_one_line_escaped() -> None:
     ir: Inlines = (Text('<img src=x onerror="alert(1)">\n  and\x00 '),
                    Styled("emph", (Text("it's"),)), Link("javascript:alert(1)", (Text(" link"),)))
     assert to_line(ir) == '<img src=x onerror="alert(1)"> and it\'s link'
-    assert to_title(ir) == ("&lt;img src=x onerror=&quot;alert(1)&quot;&gt; and it&#x27;s link")
+    assert to_title(ir) == ("&lt;\u2060img src=x onerror=&quot;alert(1)&quot;&gt; and it&#x27;s link")
 
 
 # -- Markdown --------------------------------------------------------------------------------
