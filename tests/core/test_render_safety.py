@@ -8,6 +8,7 @@ that shows exactly the entry's text, with no element made from the data.
 from __future__ import annotations
 
 import re
+import time
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING
 
@@ -238,3 +239,29 @@ def test_a_url_with_spaces_and_quotes_never_gets_a_link_title() -> None:
                 assert [tag for tag, _ in elements] == ["a"]
                 assert set(elements[0][1]) == {"href"}, (parse.__name__, md, elements)
             assert md == f"See [here]({destination})."
+
+
+def test_renderers_are_linear_on_hostile_text() -> None:
+    """Doubling a value full of markup characters, line breaks and references at most about
+    doubles the time of the Markdown and title renderers (best of 3, ratio <= 3 for a loaded
+    machine)."""
+    unit = "<\\\n1. [x]* `|~ \u00a0 &lt; {: .c} "
+
+    def run(n: int) -> None:
+        text = unit * n
+        to_markdown((Text(text), Styled("emph", (Text("a " * n),)),
+                     Link("http://a.example/" + "\"' (" * n, (Text("x"),))))
+        escape_title(text)
+
+    def best(n: int) -> float:
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            run(n)
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    base = 6000
+    t1, t2, t4 = best(base), best(2 * base), best(4 * base)
+    assert t2 / t1 <= 3, (t1, t2)
+    assert t4 / t2 <= 3, (t2, t4)
