@@ -48,6 +48,8 @@ from refbook.items import items_for
 from refbook.models import Location
 from refbook.readers import read_bibliography
 from refbook.registry import CitationSite, Registry, Resolution
+from refbook.render.html import WORD_JOINER, to_title
+from refbook.render.text import one_line
 from refbook.syntax import find_citations
 from refbook.validate import apply_config, check_bibliography
 from refbook.validate.citations import unused_entries
@@ -90,16 +92,24 @@ def _squash(text: str) -> str:
     return " ".join(text.split())
 
 
+def _plain(html_text: str) -> str:
+    """The text of a bit of HTML (MkDocs' titles are HTML), on one line, without the word
+    joiners ``escape_title`` adds (it adds them again)."""
+    text = html.unescape(re.sub(r"<[^<>]*>", "", html_text)).replace(WORD_JOINER, "")
+    return one_line(text)
+
+
 @dataclass(slots=True)
 class PageData:
     """What one rendered page contributes to the book."""
 
     src_uri: str
+    #: the page's title, plain text
     title: str = ""
     #: (source, line) of each citation of the Markdown, code masked out, in text order
     candidates: list[tuple[str, int]] = field(default_factory=list)
     sites: list[CitationSite] = field(default_factory=list)
-    #: section id → section title
+    #: section id → section title, plain text
     sections: dict[str, str] = field(default_factory=dict)
     lists: list[str] = field(default_factory=list)
 
@@ -262,10 +272,10 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                         files: Files) -> str:
         data = self.pages.setdefault(page.file.src_uri, PageData(page.file.src_uri))
         self._page_objects[page.file.src_uri] = page
-        data.title = page.title or page.file.name
+        data.title = _plain(page.title or page.file.name)
         toc_titles = _toc_titles(page.toc.items if page.toc else [])
         headings = [(m.start(), m.group("id"), toc_titles.get(m.group("id"))
-                     or _squash(re.sub(r"<[^>]+>", "", m.group("body"))))
+                     or _plain(m.group("body")))
                     for m in _HEADING.finditer(html_text)]
         data.sections = {h[1]: h[2] for h in headings}
         citations: list[tuple[Citation, str]] = []
@@ -421,21 +431,33 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         return context
 
     def _fix_titles(self, page: Page, data: PageData) -> None:
-        """A citation in a heading: the toc and the page title show its text, not its source."""
+        """A citation in a heading: the toc and the page title show its text, not its source.
+
+        MkDocs' titles are HTML that themes insert as it is (nav, toc, ``<title>``, search), and
+        the heading's citation source is in them escaped. It is replaced by the citation's text
+        escaped by ``to_title``, in one pass: a .bib value never becomes markup on every page.
+        """
         assert self.resolution is not None
-        by_section: dict[str, list[tuple[str, str]]] = {}
+        by_section: dict[str, dict[str, str]] = {}
         for site in data.sites:
             ir = self.resolution.citations.get((data.src_uri, site.index))
             if ir is not None:
-                by_section.setdefault(site.section, []).append(
-                    (site.citation.source, entry_text(ir)))
+                forms = by_section.setdefault(site.section, {})
+                source = site.citation.source
+                # Python-Markdown escapes & < > in text; a theme or plugin may escape quotes too
+                for form in (html.escape(source, quote=False), html.escape(source)):
+                    forms.setdefault(form, to_title(ir))
         if not by_section:
             return
+        patterns = {ident: re.compile("|".join(map(re.escape, sorted(forms, key=len, reverse=True))))
+                    for ident, forms in by_section.items()}
 
         def fix(title: str, ident: str) -> str:
-            for source, text in by_section.get(ident, ()):
-                title = title.replace(source, text).replace(html.escape(source), html.escape(text))
-            return title
+            pattern = patterns.get(ident)
+            if pattern is None:
+                return title
+            forms = by_section[ident]
+            return pattern.sub(lambda m: forms[m.group(0)], title)
 
         def walk(items: Sequence[AnchorLink]) -> None:
             for item in items:
@@ -444,10 +466,11 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
 
         if page.toc:
             walk(page.toc.items)
+            data.sections.update(_toc_titles(page.toc.items))
             first = page.toc.items[0] if page.toc.items else None
             if first is not None and page.title:
                 page.title = fix(page.title, first.id)
-                data.title = page.title
+                data.title = _plain(page.title)
 
     def _entry_text(self, key: str) -> str | None:
         if key not in self._entry_texts:
@@ -572,7 +595,7 @@ def _nav_mentions(nav: Any, path: str) -> bool:
 def _toc_titles(items: Sequence[AnchorLink]) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in items:
-        out[item.id] = html.unescape(re.sub(r"<[^>]+>", "", item.title))
+        out[item.id] = _plain(item.title)
         out.update(_toc_titles(item.children))
     return out
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from refbook.ir import Span
-from refbook.render.html import to_html
-from refbook.render.text import to_text
+from refbook.render.html import escape_title, to_html
+from refbook.render.text import to_line
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
@@ -53,7 +53,7 @@ def cite_item_key(node: Span) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Backlink:
-    """One place that cites an entry: a relative URL and the text to show."""
+    """One place that cites an entry: a relative URL and the text to show (plain text)."""
 
     href: str
     text: str
@@ -85,7 +85,7 @@ def citation_html(ir: Inlines, anchor_id: str, links: Links) -> str:
             title = ""
             text = links.entry_text(key) if links.tooltips else None
             if text:
-                title = f' title="{escape(text)}"'
+                title = f' title="{escape_title(text)}"'
             out.append(f'<a class="refbook-cite-item" href="{escape(page + fragment(key))}"'
                        f'{title}>{inner}</a>')
         else:
@@ -95,7 +95,8 @@ def citation_html(ir: Inlines, anchor_id: str, links: Links) -> str:
 
 
 def entry_text(ir: Inlines) -> str:
-    return " ".join(to_text(ir).split())
+    """Plain text on one line (for a tooltip or a title); escape it with ``escape_title``."""
+    return to_line(ir)
 
 
 def bibliography_html(entries: Iterable[tuple[str, Inlines]], *, with_ids: bool,
@@ -109,7 +110,7 @@ def bibliography_html(entries: Iterable[tuple[str, Inlines]], *, with_ids: bool,
         back = backlinks.get(key, ())
         if back:
             parts.append(' <span class="refbook-backlinks">Cited in: ')
-            parts.append(", ".join(f'<a href="{escape(b.href)}">{escape(b.text)}</a>' for b in back))
+            parts.append(", ".join(f'<a href="{escape(b.href)}">{escape_title(b.text)}</a>' for b in back))
             parts.append("</span>")
         parts.append("</div>")
         out.append("".join(parts))

@@ -46,11 +46,13 @@ def _add_css(app: Sphinx) -> None:
     # web pages only; every builder renders the nodes, the stylesheet is a nicety
     if app.builder.name in _HTML_BUILDERS:
         app.add_css_file("refbook.css")
-
-
-def _copy_css(app: Sphinx, exception: BaseException | None) -> None:
-    if exception is None and app.builder.name in _HTML_BUILDERS:
-        copy_asset_file(STATIC / "refbook.css", Path(app.outdir) / "_static")
+        # Copied before any page is written, so that every page links it with the same
+        # "?v=<checksum>" in a clean build as in an incremental one (copied at the end, the first
+        # build linked it bare). Sphinx copies the project's static files later: a refbook.css
+        # of html_static_path replaces this one.
+        static = Path(app.outdir) / "_static"
+        static.mkdir(parents=True, exist_ok=True)
+        copy_asset_file(STATIC / "refbook.css", static / "refbook.css", force=True)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -70,7 +72,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-updated", on_env_updated)
     app.connect("env-get-outdated", on_get_outdated)
     app.connect("builder-inited", _add_css)
-    app.connect("build-finished", _copy_css)
     return {
         "version": __version__,
         "env_version": ENV_VERSION,

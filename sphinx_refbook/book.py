@@ -22,7 +22,7 @@ from refbook.memo import code_stamp, load_memo, save_memo
 from refbook.models import Location
 from refbook.readers import read_bibliography
 from refbook.registry import Registry
-from refbook.render.text import to_text
+from refbook.render.text import to_line
 from refbook.validate import apply_config, check_bibliography
 from refbook.validate.citations import unused_entries
 from refbook.validate.report import INFO_LIMIT
@@ -222,7 +222,7 @@ def resolve_book(
                 ids[k] = f"ref-{k}-{slug(spec.docname)}-{spec.index}"
             local.setdefault((spec.docname, k), ids[k])
         anchors[spec.ident] = ids
-    tooltips = {k: " ".join(to_text(v).split()) for k, v in res.entries}
+    tooltips = {k: to_line(v) for k, v in res.entries}
     back: dict[str, tuple[BackLink, ...]] = {}
     if backlinks:
         for k, places in res.backlinks.items():

@@ -1,4 +1,10 @@
-"""HTML renderer. Every text value is escaped; only http(s) links become ``<a>`` elements."""
+"""HTML renderer. Every text value is escaped; only http(s) links become ``<a>`` elements.
+
+:func:`to_html` renders markup for the body of a page. :func:`to_title` (and :func:`escape_title`
+for text that is already plain) is the one function for entry text where markup does not belong:
+a hover ``title=``, a page title, a nav or table-of-contents item, the text of a back-link, any
+attribute value. Themes insert titles as HTML, so the text is escaped, never trusted.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,7 @@ from html import escape
 
 from refbook.ir import Inlines, Link, Span, Styled, Text
 from refbook.render import CLOSE_QUOTES, OPEN_QUOTES, safe_url
+from refbook.render.text import one_line, to_line
 
 _TAGS = {
     "emph": ("<em>", "</em>"),
@@ -17,6 +24,28 @@ _TAGS = {
     "underline": ('<span style="text-decoration:underline">', "</span>"),
     "nocase": ("", ""),
 }
+
+
+#: follows each "<" of a title: invisible, and no tag can start with it
+WORD_JOINER = "\u2060"
+
+
+def escape_title(text: str) -> str:
+    """Plain ``text`` as one line of HTML, safe in element text and in a quoted attribute.
+
+    ``& < > " '`` are all escaped, so the result means the same text in either context (a theme
+    may put a title into ``title="…"`` or ``aria-label='…'`` as well as into a ``<a>``). Each
+    ``<`` is followed by an invisible word joiner: a template that unescapes a title before
+    writing it (Jinja's ``striptags`` does, and Material for MkDocs writes
+    ``<title>{{ page.title | striptags }}</title>``) still gets no tag and no ``</title>``.
+    """
+    return escape(one_line(text).replace("<", "<" + WORD_JOINER), quote=True)
+
+
+def to_title(nodes: Inlines) -> str:
+    """Entry text for an HTML title, nav or toc item, tooltip or attribute: :func:`escape_title`
+    of the plain text (emphasis, links and the like dropped)."""
+    return escape_title(to_line(nodes))
 
 
 def to_html(nodes: Inlines) -> str:

@@ -1,6 +1,12 @@
-"""Plain-text renderer: what ``refbook render --format text`` prints."""
+"""Plain-text renderer: what ``refbook render --format text`` prints.
+
+:func:`to_line` is the one-line form the hosts show where only text fits (a hover title, a page
+title, a table-of-contents item); :func:`refbook.render.html.to_title` escapes it for HTML.
+"""
 
 from __future__ import annotations
+
+import re
 
 from refbook.ir import Inlines, Link, Span, Styled, Text
 from refbook.render import CLOSE_QUOTES, OPEN_QUOTES
@@ -10,6 +16,21 @@ def to_text(nodes: Inlines) -> str:
     out: list[str] = []
     _walk(nodes, out, 0)
     return "".join(out)
+
+
+# C0 and C1 control characters and DEL: meaningless in a line of text, and an HTML parser
+# rejects or rewrites most of them (a NUL becomes U+FFFD)
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: control characters and runs of whitespace become one space."""
+    return " ".join(_CONTROL.sub(" ", text).split())
+
+
+def to_line(nodes: Inlines) -> str:
+    """The plain text of ``nodes`` on one line (see :func:`one_line`)."""
+    return one_line(to_text(nodes))
 
 
 def _walk(nodes: Inlines, out: list[str], qdepth: int) -> None:

@@ -1,0 +1,104 @@
+"""Hostile entries never become markup in a Sphinx HTML build.
+
+Sphinx writes nodes, which its HTML writer escapes, so citations in section titles, figure
+captions, admonition titles and tables (reStructuredText roles and MyST's Pandoc syntax) show
+the entries' markup as text. Every HTML file and the search index are parsed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from tests.hostile import AUTHOR_TEXT, HOSTILE_BIB, html_texts, markup_problems
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from tests.sphinx.conftest import Built
+
+CONF = """\
+project = "hostile"
+extensions = ["myst_parser", "sphinx_refbook"]
+source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
+myst_enable_extensions = ["colon_fence"]
+refbook_bibfiles = ["refs.bib"]
+"""
+
+INDEX = """\
+Results of :cite:t:`evil`
+=========================
+
+.. toctree::
+
+   other
+   page
+
+R :cite:p:`evil`
+----------------
+
+.. figure:: x.png
+   :alt: alt
+
+   Caption :cite:p:`evil`.
+
+.. note:: Note :cite:p:`evil2`
+
+.. admonition:: Admonition :cite:p:`evil`
+
+   Body :cite:p:`evil2`.
+
+=====  ==================
+a      b
+=====  ==================
+c      :cite:p:`evil;evil2`
+=====  ==================
+"""
+
+OTHER = """\
+About :cite:t:`evil2`
+=====================
+
+Text :cite:p:`evil`.
+"""
+
+PAGE = """\
+# Results in MyST @evil
+
+## R [@evil2]
+
+:::{admonition} Admonition [@evil]
+Body [@evil2].
+:::
+
+| a | b |
+|---|---|
+| [@evil] | @evil2 |
+"""
+
+
+def test_hostile_entries_in_titles_captions_admonitions_and_tables(
+        tmp_path: Path, build: Callable[..., Built]) -> None:
+    for name, text in (("conf.py", CONF), ("refs.bib", HOSTILE_BIB), ("index.rst", INDEX),
+                       ("other.rst", OTHER), ("page.md", PAGE)):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / "x.png").write_bytes(b"")
+    built = build(tmp_path, "html")
+    problems = []
+    pages = sorted(built.outdir.rglob("*.html"))
+    assert len(pages) >= 5
+    for path in pages:
+        problems += markup_problems(path.read_text(encoding="utf-8"), path.name)
+    # the search index holds plain text, which Sphinx's script escapes before showing it
+    index = built.read("searchindex.js")
+    data = json.loads(index.removeprefix("Search.setIndex(").removesuffix(")"))
+    titles = [*data["titles"], *data["alltitles"]]
+    assert f"R ({AUTHOR_TEXT} 2020)" in titles
+    assert "_escapeHTML(title)" in built.read("_static/searchtools.js")
+    assert problems == []
+    # the entry's markup shows as text: in the section title, hover titles and the list
+    index_html = built.read("index.html")
+    assert f"R ({AUTHOR_TEXT} 2020)¶" in html_texts(index_html, "h2")
+    assert any(t.startswith(f"{AUTHOR_TEXT}. 2020.") for t in html_texts(index_html, "p",
+                                                                          **{"class": "refbook-entry"}))
