@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import html
 import os
+import posixpath
 import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
@@ -37,7 +38,6 @@ from mkdocs_refbook.options import SCOPES, RefbookConfig, Settings, settings_fro
 from mkdocs_refbook.rendering import (
     STYLESHEET,
     STYLESHEET_PATH,
-    Backlink,
     Links,
     bibliography_html,
     citation_html,
@@ -49,6 +49,7 @@ from refbook.models import Location
 from refbook.readers import read_bibliography
 from refbook.registry import CitationSite, Registry, Resolution
 from refbook.render.html import WORD_JOINER, to_title
+from refbook.render.reference_list import CitingPlace, backlinks, rendered_title
 from refbook.render.text import one_line
 from refbook.syntax import find_citations
 from refbook.validate import apply_config, check_bibliography
@@ -67,7 +68,9 @@ if TYPE_CHECKING:
 
     from refbook.csl import Item
     from refbook.diagnostics import Diagnostic
+    from refbook.ir import Inlines
     from refbook.models import Bibliography
+    from refbook.render.reference_list import BackLinks
     from refbook.syntax import Citation
 
 MARKER = re.compile(r"<!--\s*refbook:bibliography(?:\s+(?P<scope>[\w-]+))?\s*-->")
@@ -160,6 +163,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self._unused_key: tuple[Any, ...] | None = None
         self._check_key: tuple[Any, ...] | None = None
         self._check_keep: Bibliography | None = None
+        #: key → where it is cited, for back-links (computed once per build, when first needed)
+        self._places: dict[str, list[tuple[str, str, str, str]]] | None = None
 
     # -- startup and config ------------------------------------------------------------------
 
@@ -366,6 +371,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             self._resolve_key = key
             self._bib_keep = self.bibliography  # keeps id() in the key meaningful
         resolution_diagnostics = self._relocated(self.resolution.diagnostics, order)
+        self._places = None
         for uri in order:  # before any page is written: the nav shows every page's title
             if uri in self._page_objects:
                 self._fix_titles(self._page_objects[uri], self.pages[uri])
@@ -532,8 +538,10 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         s = self._settings
         home = self.home
         links = self._links(page)
-        # only the first book-wide list of the home page carries the ids
+        # only the first book-wide list of the home page carries the ids ref-<key>
         ids_done = False
+        list_index = -1
+        doc = posixpath.splitext(data.src_uri)[0]
 
         def token(m: re.Match[str]) -> str:
             if m.group("kind") == "cite":
@@ -548,38 +556,49 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 entries = [(k, v) for k, v in res.entries if k in keys]
             else:
                 entries = list(res.entries)
-            nonlocal ids_done
+            nonlocal ids_done, list_index
             with_ids = scope != "page" and data.src_uri == home and not ids_done
             ids_done = ids_done or with_ids
-            back = self._backlinks(page) if s.backlinks and with_ids else {}
-            return bibliography_html(entries, with_ids=with_ids, backlinks=back, scope=scope)
+            list_index += 1
+            back = self._backlinks(page, [k for k, _ in entries]) if s.backlinks else {}
+            return bibliography_html(entries, home=with_ids, place=(doc, list_index),
+                                     backlinks=back, style=s.style)
 
         return _TOKEN.sub(token, content)
 
-    def _backlinks(self, page: Page) -> dict[str, tuple[Backlink, ...]]:
-        assert self.resolution is not None
-        out: dict[str, tuple[Backlink, ...]] = {}
-        by_key: dict[str, list[CitationSite]] = {}
-        for uri in self._order():
-            for site in self.pages[uri].sites:
-                for k in site.citation.keys:
-                    by_key.setdefault(k, []).append(site)
-        for key, sites in by_key.items():
-            seen: set[tuple[str, str]] = set()
-            links: list[Backlink] = []
-            for site in sites:
-                where = (site.document, site.section)
-                if where in seen:
-                    continue
-                seen.add(where)
-                pdata = self.pages.get(site.document)
-                title = pdata.title if pdata else site.document
-                section = pdata.sections.get(site.section, "") if pdata else ""
-                text = title if not section or section == title else f"{title} › {section}"
-                href = self._url_to(site.document, page) + f"#{site.anchor}"
-                links.append(Backlink(href, text))
-            out[key] = tuple(links)
+    def _backlinks(self, page: Page, keys: Sequence[str]) -> dict[str, BackLinks | None]:
+        """The back-links of ``keys`` (the core words them), as seen from ``page``."""
+        if self._places is None:
+            self._places = self._citing_places()
+        out = {}
+        for key in keys:
+            out[key] = backlinks(CitingPlace(uri, title, section,
+                                             self._url_to(uri, page) + f"#{anchor}")
+                                 for uri, title, section, anchor in self._places.get(key, ()))
         return out
+
+    def _citing_places(self) -> dict[str, list[tuple[str, str, str, str]]]:
+        """Key → (page, page title, section title, citation anchor) of each citation of it,
+        in reading order; titles as the pages show them (citations formatted)."""
+        assert self.resolution is not None
+        res = self.resolution
+        places: dict[str, list[tuple[str, str, str, str]]] = {}
+        for uri in self._order():
+            pdata = self.pages[uri]
+            cited = [(x.citation.source, res.citations.get((uri, x.index))) for x in pdata.sites]
+            title = rendered_title(pdata.title or uri, cited)
+            by_section: dict[str, list[tuple[str, Inlines | None]]] = {}
+            for c, x in zip(cited, pdata.sites, strict=True):
+                by_section.setdefault(x.section, []).append(c)
+            # the page's first heading is the page itself (Sphinx's top-level section)
+            top = next(iter(pdata.sections), None)
+            sections = {ident: rendered_title(pdata.sections.get(ident, ""), found)
+                        for ident, found in by_section.items() if ident != top}
+            for site in pdata.sites:
+                place = (uri, title, sections.get(site.section, ""), site.anchor)
+                for k in site.citation.keys:
+                    places.setdefault(k, []).append(place)
+        return places
 
 
 def _nav_mentions(nav: Any, path: str) -> bool:

@@ -1,9 +1,10 @@
 """Resolved IR → the HTML MkDocs pages show: linked citations, reference lists, back-links.
 
 Where it sits: the end of the MkDocs flow, after the book is resolved (``on_env``). Every value is
-escaped by ``refbook.render.html``; this module only adds the host's structure: anchors
-``ref-<key>``, relative links between pages, ``title`` tooltips and back-links. The plugin passes
-in where things live as plain data (:class:`Links`), never MkDocs objects.
+escaped by ``refbook.render.html``; the reference list's structure and back-links are the core's
+(``refbook.render.reference_list``). This module writes them as HTML and adds relative links
+between pages and ``title`` tooltips. The plugin passes in where things live as plain data
+(:class:`Links`), never MkDocs objects.
 """
 
 from __future__ import annotations
@@ -14,49 +15,31 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from refbook.ir import Span
+from refbook.render import reference_list
 from refbook.render.html import escape_title, to_html
 from refbook.render.text import to_line
+from refbook.styles import get_style
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
 
     from refbook.ir import Inlines
+    from refbook.render.reference_list import BackLinks
 
 
 STYLESHEET_PATH = "assets/refbook.css"
-STYLESHEET = """\
-/* refbook: reference lists and citations (mkdocs_refbook, option `stylesheet`) */
-.refbook-bibliography .csl-entry { padding-left: 2em; text-indent: -2em; margin: 0 0 .6em;
-  overflow-wrap: anywhere; }
-.refbook-bibliography .refbook-csl-left-margin { display: inline-block; min-width: 2em;
-  text-indent: 0; }
-.refbook-backlinks { font-size: .85em; opacity: .85; }
-.refbook-unresolved { color: #c62828; }
-:target.csl-entry { background: rgba(255, 200, 0, .18); }
-"""
-
-
-def anchor(key: str) -> str:
-    """The stable id of an entry: ``ref-<key>`` (never order-dependent)."""
-    return f"ref-{key}"
+#: the core's stylesheet, the Sphinx extension's too
+STYLESHEET = reference_list.STYLESHEET
 
 
 def fragment(key: str) -> str:
     """``#ref-<key>`` as a URL fragment (browsers decode it before matching the id)."""
-    return "#" + quote(anchor(key), safe="-._~:@!$&'()*+,;=/?")
+    return "#" + quote(reference_list.anchor(key), safe="-._~:@!$&'()*+,;=/?")
 
 
 def cite_item_key(node: Span) -> str:
     """The entry key of a ``cite-item`` span."""
     return node.key
-
-
-@dataclass(frozen=True, slots=True)
-class Backlink:
-    """One place that cites an entry: a relative URL and the text to show (plain text)."""
-
-    href: str
-    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,20 +82,34 @@ def entry_text(ir: Inlines) -> str:
     return to_line(ir)
 
 
-def bibliography_html(entries: Iterable[tuple[str, Inlines]], *, with_ids: bool,
-                      backlinks: Mapping[str, tuple[Backlink, ...]], scope: str) -> str:
-    """A reference list. Only the book's main list carries the ``ref-<key>`` ids."""
-    out = [f'<div class="refbook-bibliography csl-bib-body" data-scope="{escape(scope)}">']
-    for key, ir in entries:
-        ident = f' id="{escape(anchor(key))}"' if with_ids else ""
-        parts = [f'<div class="csl-entry refbook-entry"{ident} data-key="{escape(key)}">',
-                 to_html(ir)]
-        back = backlinks.get(key, ())
-        if back:
-            parts.append(' <span class="refbook-backlinks">Cited in: ')
-            parts.append(", ".join(f'<a href="{escape(b.href)}">{escape_title(b.text)}</a>' for b in back))
+def bibliography_html(entries: Iterable[tuple[str, Inlines]], *, home: bool,
+                      place: tuple[str, int], backlinks: Mapping[str, BackLinks | None],
+                      style: str) -> str:
+    """A reference list as the core lays it out (``refbook.render.reference_list``), element
+    for element what the Sphinx extension writes as nodes. The book's list (``home``) anchors
+    its entries ``ref-<key>``; another, the ``place[1]``-th list of the page ``place[0]``,
+    ``ref-<key>-<page>-<n>``. A back-link's target is the citation's relative URL."""
+    entries = tuple(entries)
+    anchors = {key: reference_list.anchor(key) if home else reference_list.local_anchor(key, *place)
+               for key, _ in entries}
+    listing = reference_list.reference_list(entries, kind=get_style(style).kind,
+                                            anchors=anchors, backlinks=backlinks)
+    out = [f'<div class="{_classes(listing.classes)}">']
+    for entry in listing.entries:
+        ident = f' id="{escape(entry.anchor)}"' if entry.anchor is not None else ""
+        parts = [f'<p class="{_classes(entry.classes)}"{ident}>', to_html(entry.content)]
+        if entry.backlinks is not None:
+            parts.append(escape(reference_list.BACKLINKS_GAP))
+            parts.append(f'<span class="{_classes((reference_list.BACKLINKS_CLASS,))}">')
+            parts.extend(escape(p) if isinstance(p, str)
+                         else f'<a href="{escape(p.target)}">{escape_title(p.text)}</a>'
+                         for p in entry.backlinks.parts)
             parts.append("</span>")
-        parts.append("</div>")
+        parts.append("</p>")
         out.append("".join(parts))
     out.append("</div>")
     return "\n".join(out)
+
+
+def _classes(names: Iterable[str]) -> str:
+    return escape(" ".join(names))

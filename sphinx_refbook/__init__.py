@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from sphinx.util.fileutil import copy_asset_file
 
 from refbook import __version__
+from refbook.render.reference_list import STYLESHEET_FILE
 from sphinx_refbook import config
 from sphinx_refbook.directive import BibliographyDirective
 from sphinx_refbook.domain import (
@@ -26,18 +27,15 @@ from sphinx_refbook.domain import (
     on_env_updated,
     on_get_outdated,
 )
-from sphinx_refbook.nodes import AS_TEXT, SKIP, bibliography_node, citation_node
+from sphinx_refbook.nodes import SKIP, bibliography_node, citation_node
 from sphinx_refbook.pandoc import PandocCitations
 from sphinx_refbook.roles import CiteRole
-from sphinx_refbook.writer import ResolveCitations
+from sphinx_refbook.writer import COPIED_CITATION, EntryLabels, ResolveCitations
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 __all__ = ["setup"]
-
-STATIC = Path(__file__).parent / "static"
-
 
 _HTML_BUILDERS = ("html", "dirhtml", "singlehtml")
 
@@ -49,17 +47,18 @@ def _add_css(app: Sphinx) -> None:
         # Copied before any page is written, so that every page links it with the same
         # "?v=<checksum>" in a clean build as in an incremental one (copied at the end, the first
         # build linked it bare). Sphinx copies the project's static files later: a refbook.css
-        # of html_static_path replaces this one.
+        # of html_static_path replaces this one. The stylesheet is the core's, the MkDocs
+        # plugin's too: both hosts style their identical lists alike.
         static = Path(app.outdir) / "_static"
         static.mkdir(parents=True, exist_ok=True)
-        copy_asset_file(STATIC / "refbook.css", static / "refbook.css", force=True)
+        copy_asset_file(STYLESHEET_FILE, static / "refbook.css", force=True)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     config.register(app)
     app.connect("config-inited", config.validate)
-    app.add_node(citation_node, html=AS_TEXT, latex=AS_TEXT, text=AS_TEXT, man=AS_TEXT,
-                 texinfo=AS_TEXT)
+    app.add_node(citation_node, html=COPIED_CITATION, latex=COPIED_CITATION,
+                 text=COPIED_CITATION, man=COPIED_CITATION, texinfo=COPIED_CITATION)
     app.add_node(bibliography_node, html=SKIP, latex=SKIP, text=SKIP, man=SKIP, texinfo=SKIP)
     app.add_domain(RefbookDomain)
     app.add_domain(CiteDomain)
@@ -67,8 +66,11 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("bibliography", BibliographyDirective)
     app.add_transform(PandocCitations)
     app.add_post_transform(ResolveCitations)
+    app.add_post_transform(EntryLabels)
     app.connect("env-before-read-docs", on_before_read)
-    app.connect("doctree-read", on_doctree_read)
+    # before Sphinx's collectors (500) copy section titles into the tables of contents, so the
+    # copies of a title's citations are numbered too and show their formatted text
+    app.connect("doctree-read", on_doctree_read, priority=400)
     app.connect("env-updated", on_env_updated)
     app.connect("env-get-outdated", on_get_outdated)
     app.connect("builder-inited", _add_css)

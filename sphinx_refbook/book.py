@@ -10,7 +10,6 @@ exactly the pages whose citations, links or lists changed. No Sphinx object cros
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +21,14 @@ from refbook.memo import code_stamp, load_memo, save_memo
 from refbook.models import Location
 from refbook.readers import read_bibliography
 from refbook.registry import Registry
+from refbook.render.reference_list import (
+    CitingPlace,
+    anchor,
+    local_anchor,
+    rendered_title,
+    slug,
+)
+from refbook.render.reference_list import backlinks as entry_backlinks
 from refbook.render.text import to_line
 from refbook.validate import apply_config, check_bibliography
 from refbook.validate.citations import unused_entries
@@ -35,6 +42,7 @@ if TYPE_CHECKING:
     from refbook.ir import Inlines
     from refbook.models import Bibliography
     from refbook.registry import CitationSite, Resolution
+    from refbook.render.reference_list import BackLinks
 
 #: List scopes: the book's cited entries, this page's, every entry, the uncited ones, a filter.
 SCOPES = ("book", "page", "all", "notcited", "filter")
@@ -61,16 +69,6 @@ class Target:
     anchor: str
 
 
-@dataclass(frozen=True, slots=True)
-class BackLink:
-    """A citing place as an entry lists it: page, its title, section, the citation's anchor."""
-
-    docname: str
-    title: str
-    section: str
-    anchor: str
-
-
 @dataclass(slots=True)
 class Book:
     """The resolved book (transient: rebuilt after each read phase, never pickled)."""
@@ -82,7 +80,8 @@ class Book:
     home: dict[str, Target]
     local: dict[tuple[str, str], str]
     tooltips: dict[str, str]
-    backlinks: dict[str, tuple[BackLink, ...]]
+    #: key → its "Cited in:" links, each targeting ``docname#anchor`` of a citation
+    backlinks: dict[str, BackLinks]
     fingerprints: dict[str, str]
     problems: tuple[Diagnostic, ...]
     bib_problems: tuple[Diagnostic, ...]
@@ -131,10 +130,6 @@ class LazyItems(dict[str, "Item"]):
 def cite_anchor(docname: str, index: int) -> str:
     """The id of a citation: stable as long as the page's citations keep their order."""
     return f"cite-{slug(docname)}-{index}"
-
-
-def slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "x"
 
 
 def resolve_book(
@@ -216,21 +211,16 @@ def resolve_book(
         ids: dict[str, str] = {}
         for k in listed[spec.ident]:
             if home_spec[k] == spec.ident:
-                ids[k] = f"ref-{k}"
+                ids[k] = anchor(k)
                 home[k] = Target(spec.docname, ids[k])
             else:
-                ids[k] = f"ref-{k}-{slug(spec.docname)}-{spec.index}"
+                ids[k] = local_anchor(k, spec.docname, spec.index)
             local.setdefault((spec.docname, k), ids[k])
         anchors[spec.ident] = ids
     tooltips = {k: to_line(v) for k, v in res.entries}
-    back: dict[str, tuple[BackLink, ...]] = {}
+    back: dict[str, BackLinks] = {}
     if backlinks:
-        for k, places in res.backlinks.items():
-            seen: dict[tuple[str, str], BackLink] = {}
-            for p in places:
-                seen.setdefault((p.document, p.section), BackLink(
-                    p.document, titles.get(p.document, p.document), p.section, p.anchor))
-            back[k] = tuple(seen.values())
+        back = _backlinks(res, sites, titles)
     check = check or Config()
     # validation: the .bib rules, then the book's citations (unknown keys, unused entries),
     # one configuration for both, as `refbook check --docs` applies it
@@ -244,6 +234,37 @@ def resolve_book(
                 files_digest(bibfiles), entries)
     book.fingerprints = fingerprints(book, sites)
     return book
+
+
+def _backlinks(res: Resolution, sites: Mapping[str, tuple[CitationSite, ...]],
+               titles: Mapping[str, str]) -> dict[str, BackLinks]:
+    """Each entry's back-links, titles shown as the pages show them.
+
+    ``titles`` and the sites' sections hold citations as written (``[@key]``): each becomes its
+    formatted text, as in the heading itself. A site's section is empty above the page's first
+    sub-section (the top-level section is the page).
+    """
+    def cited_in(doc: str, section: str | None) -> list[tuple[str, Inlines | None]]:
+        return [(s.citation.source, res.citations.get((doc, s.index))) for s in sites.get(doc, ())
+                if section is None or s.section == section]
+
+    pages: dict[str, str] = {}
+    sections: dict[tuple[str, str], str] = {}
+    out: dict[str, BackLinks] = {}
+    for k, places in res.backlinks.items():
+        found = []
+        for p in places:
+            doc = p.document
+            if doc not in pages:
+                pages[doc] = rendered_title(titles.get(doc, doc), cited_in(doc, None))
+            if (doc, p.section) not in sections:
+                sections[doc, p.section] = rendered_title(p.section, cited_in(doc, p.section))
+            found.append(CitingPlace(doc, pages[doc], sections[doc, p.section],
+                                     f"{doc}#{p.anchor}"))
+        links = entry_backlinks(found)
+        if links is not None:
+            out[k] = links
+    return out
 
 
 #: (bib digest, options) → the .bib files' diagnostics: a citation edit, which re-resolves the

@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 
     from refbook.diagnostics import Diagnostic
 
-ENV_VERSION = 2
+# 3: sections and titles hold their citations as written (back-links show them formatted)
+ENV_VERSION = 3
 
 
 class RefbookDomain(Domain):
@@ -135,7 +136,7 @@ class RefbookDomain(Domain):
         """
         env = self.env
         s = settings(env.config)
-        titles = {doc: t.astext() for doc, t in sorted(env.titles.items())}
+        titles = {doc: title_text(t) for doc, t in sorted(env.titles.items())}
         specs = [spec for doc in sorted(self.lists) for spec in self.lists[doc]]
         order = book_order(env)
         auto_doc = env.config.root_doc if s.auto_bibliography else None
@@ -328,15 +329,26 @@ def book_order(env: BuildEnvironment) -> list[str]:
 
 
 def _section_of(node: nodes.Node) -> str:
+    """The title of the sub-section holding ``node`` ("" in the page's top-level section)."""
     n = node.parent
     while n is not None:
         if isinstance(n, nodes.section):
             if isinstance(n.parent, nodes.document):
                 return ""
             title = n.next_node(nodes.title)
-            return title.astext() if title is not None else ""
+            return title_text(title) if title is not None else ""
         n = n.parent
     return ""
+
+
+def title_text(title: nodes.Node) -> str:
+    """A title's text with each citation as written (``[@key]``, ``:cite:p:`key```): the
+    back-links show it formatted (``refbook.render.reference_list.rendered_title``)."""
+    if isinstance(title, citation_node):
+        return str(title["citation"].source)
+    if isinstance(title, nodes.Element):
+        return "".join(title_text(child) for child in title.children)
+    return str(title.astext())
 
 
 def on_before_read(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:

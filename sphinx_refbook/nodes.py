@@ -21,19 +21,12 @@ class bibliography_node(nodes.General, nodes.Element):  # type: ignore[misc,unus
     """A reference list. Attributes: ``spec`` (``sphinx_refbook.book.ListSpec``)."""
 
 
-# Where a placeholder escapes the writer (a citation in a section title is copied into the table
-# of contents before it is filled in), builders show its source text instead of failing.
-def visit_as_text(translator: Any, node: nodes.Element) -> None:
-    return None
-
-
-def depart_as_text(translator: Any, node: nodes.Element) -> None:
-    return None
+# A citation in a section title is copied into the tables of contents before it is filled in:
+# ``sphinx_refbook.writer.COPIED_CITATION`` shows the copies' formatted text.
 
 
 def skip(translator: Any, node: nodes.Element) -> None:
     raise nodes.SkipNode
 
 
-AS_TEXT = (visit_as_text, depart_as_text)
 SKIP = (skip, None)

@@ -3,8 +3,9 @@
 Where it sits: a read-time transform over the text of non-reST pages. It joins each run of
 sibling text nodes (MyST splits soft line breaks into their own nodes), asks the core
 (``refbook.syntax.find_citations``) for citations, and replaces them by ``citation_node``\\ s.
-Literal text (inline code, code blocks, raw, math), link texts and titles are never scanned, so
-``user@host`` in code never becomes a citation.
+Literal text (inline code, code blocks, raw, math) and link texts are never scanned, so
+``user@host`` in code never becomes a citation. Section titles are, as in MkDocs: the heading
+shows the formatted citation and back-links name the section by that text.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from sphinx_refbook.nodes import bibliography_node, citation_node
 _MARKER = re.compile(r"^<!--\s*refbook:bibliography(?:\s+(page|all))?\s*-->$")
 
 _SKIP = (nodes.FixedTextElement, nodes.literal, nodes.raw, nodes.comment, nodes.reference,
-         nodes.target, nodes.title, nodes.subtitle, nodes.math, nodes.math_block,
+         nodes.target, nodes.math, nodes.math_block,
          addnodes.pending_xref, addnodes.desc_signature, citation_node, nodes.system_message)
 
 

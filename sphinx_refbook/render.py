@@ -86,5 +86,7 @@ def _node(n: Inline, on_item: Callable[[Span, list[nodes.Node]], list[nodes.Node
     if n.role == "cite-item" and on_item is not None:
         return on_item(n, children)
     if n.role == "csl-left-margin":
-        return [nodes.inline("", "", *children, classes=["refbook-label"]), nodes.Text(" ")]
+        # the class refbook.render.html gives it, which the shared stylesheet styles
+        return [nodes.inline("", "", *children, classes=["refbook-csl-left-margin"]),
+                nodes.Text(" ")]
     return children

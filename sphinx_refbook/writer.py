@@ -3,9 +3,10 @@
 Where it sits: a post-transform that runs before Sphinx resolves cross-references (priority 5 <
 10). Each ``citation_node`` becomes its formatted text with a ``pending_xref`` per cited key
 (resolved by the domain to ``ref-<key>`` on whichever page lists it, with the formatted entry as
-hover title); each ``bibliography_node`` becomes the list: one paragraph per entry, anchored
-``ref-<key>``, followed by links back to every citing place. The automatic list (no directive
-anywhere) is appended to the root document.
+hover title); each ``bibliography_node`` becomes the list the core lays out
+(``refbook.render.reference_list``): one paragraph per entry, anchored ``ref-<key>``, followed by
+links back to every citing place. The automatic list (no directive anywhere) is appended to the
+root document.
 """
 
 from __future__ import annotations
@@ -17,6 +18,13 @@ from sphinx import addnodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from refbook.ir import Span, Text
+from refbook.render.reference_list import (
+    BACKLINKS_CLASS,
+    BACKLINKS_GAP,
+    ENTRY_CLASSES,
+    reference_list,
+)
+from refbook.render.text import to_line
 from refbook.styles import get_style
 from sphinx_refbook.book import cite_anchor
 from sphinx_refbook.config import settings
@@ -26,6 +34,7 @@ from sphinx_refbook.render import item_key, item_mode, to_nodes
 
 if TYPE_CHECKING:
     from refbook.ir import Inline, Inlines
+    from refbook.render.reference_list import BackLinks
     from sphinx_refbook.book import Book, ListSpec
 
 
@@ -82,29 +91,33 @@ class ResolveCitations(SphinxPostTransform):
 
     # -- lists -------------------------------------------------------------------------------
     def _list(self, spec: ListSpec, book: Book) -> list[nodes.Node]:
-        box = nodes.container(classes=["refbook-bibliography", f"refbook-{self._kind}"])
-        anchors = book.anchors.get(spec.ident, {})
-        for key in book.listed.get(spec.ident, ()):
-            para = nodes.paragraph(classes=["refbook-entry"])
-            para += nodes.target("", "", ids=[anchors[key]])
-            para += to_nodes(book.entries.get(key, ()))
-            backs = book.backlinks.get(key, ())
-            if backs:
-                para += self._backlinks(spec.docname, backs)
+        """The core's list structure (``refbook.render.reference_list``) as nodes, element for
+        element what the MkDocs plugin writes as HTML."""
+        listing = reference_list(
+            ((k, book.entries.get(k, ())) for k in book.listed.get(spec.ident, ())),
+            kind=self._kind, anchors=book.anchors.get(spec.ident, {}), backlinks=book.backlinks)
+        box = nodes.container(classes=list(listing.classes))
+        for entry in listing.entries:
+            # the id is the paragraph's, as in MkDocs' HTML (see EntryLabels for LaTeX)
+            para = nodes.paragraph(classes=list(entry.classes),
+                                   ids=[entry.anchor] if entry.anchor is not None else [])
+            para += to_nodes(entry.content)
+            if entry.backlinks is not None:
+                para += nodes.Text(BACKLINKS_GAP)
+                para += self._backlinks(spec.docname, entry.backlinks)
             box += para
         return [box]
 
-    def _backlinks(self, fromdoc: str, backs: tuple[Any, ...]) -> nodes.inline:
-        out = nodes.inline("", "", classes=["refbook-backlinks"])
-        out += nodes.Text(" Cited in: ")
-        for i, b in enumerate(backs):
-            if i:
-                out += nodes.Text("; ")
-            label = f"{b.title}, {b.section}" if b.section and b.section != b.title else b.title
-            out += addnodes.pending_xref("", nodes.inline(label, label), refdomain="refbook",
-                                         reftype="site", reftarget=f"{b.docname}#{b.anchor}",
-                                         refdoc=fromdoc, refexplicit=True, refwarn=False)
-        out += nodes.Text(".")
+    def _backlinks(self, fromdoc: str, backs: BackLinks) -> nodes.inline:
+        out = nodes.inline("", "", classes=[BACKLINKS_CLASS])
+        for part in backs.parts:
+            if isinstance(part, str):
+                out += nodes.Text(part)
+                continue
+            out += addnodes.pending_xref("", nodes.inline(part.text, part.text),
+                                         refdomain="refbook", reftype="site",
+                                         reftarget=part.target, refdoc=fromdoc,
+                                         refexplicit=True, refwarn=False)
         return out
 
     def _append_auto(self, spec: ListSpec, book: Book) -> None:
@@ -114,6 +127,46 @@ class ResolveCitations(SphinxPostTransform):
         section += self._list(spec, book)
         sections = [c for c in self.document.children if isinstance(c, nodes.section)]
         (sections[-1] if sections else self.document).append(section)
+
+
+class EntryLabels(SphinxPostTransform):
+    """LaTeX and Texinfo label a target node, not a paragraph's id: there, each entry's id moves
+    to a target at the start of its paragraph, so citations still link to it."""
+
+    default_priority = 6  # after ResolveCitations, before cross-references are resolved
+    formats = ("latex", "texinfo")
+
+    def run(self, **kwargs: Any) -> None:
+        for para in self.document.findall(nodes.paragraph):
+            if set(ENTRY_CLASSES) <= set(para["classes"]) and para["ids"]:
+                para.insert(0, nodes.target("", "", ids=para["ids"]))
+                para["ids"] = []
+
+
+def visit_copied_citation(translator: Any, node: citation_node) -> None:
+    """A citation copied out of its page before the writer filled it — a section title in a
+    table of contents or a page's ``<title>`` — shows its formatted text (plain), as the heading
+    does; without a resolved book, its source."""
+    builder = getattr(translator, "builder", None)
+    index = node.get("index")
+    if builder is None or index is None:
+        return
+    book = domain_of(builder.env).book()
+    ir = book.resolution.citations.get((node.get("docname", ""), index))
+    if ir is None:
+        return
+    kind = get_style(settings(builder.config).style).kind
+    text = to_line(_form(node.get("form", "p"), ir, book, kind))
+    node.children = []
+    node += nodes.Text(text)
+
+
+def depart_copied_citation(translator: Any, node: citation_node) -> None:
+    return None
+
+
+#: the visitor pair of ``citation_node`` for every builder
+COPIED_CITATION = (visit_copied_citation, depart_copied_citation)
 
 
 def _form(form: str, ir: Inlines, book: Book, kind: str) -> Inlines:

@@ -26,7 +26,10 @@ def cites(page_html: str) -> list[str]:
 
 
 def entries(page_html: str) -> list[str]:
-    return re.findall(r'<div class="csl-entry refbook-entry"[^>]*data-key="([^"]*)"', page_html)
+    """The keys of the entries of a page's lists, from their ids: ``ref-<key>`` on the book's
+    list, ``ref-<key>-<page>-<n>`` on another (the test keys hold no hyphen)."""
+    return [html.unescape(k) for k in re.findall(
+        r'<p class="csl-entry refbook-entry" id="ref-([^"-]*)(?:-[a-z0-9-]+-\d+)?">', page_html)]
 
 
 def test_each_citation_form(project: Project) -> None:

@@ -60,7 +60,7 @@ def test_example_book_builds_strict_with_zero_warnings(
     assert entries(refs) == [k for k, _ in res.entries]
     assert len(entries(refs)) == 253
     texts = [re.sub(r"<[^>]+>", "", m) for m in
-             re.findall(r'<div class="csl-entry refbook-entry"[^>]*>(.*?)(?: <span class="refbook-backlinks">|</div>)',
+             re.findall(r'<p class="csl-entry refbook-entry"[^>]*>(.*?)(?: <span class="refbook-backlinks">|</p>)',
                         refs, re.S)]
     import html
 

@@ -68,8 +68,8 @@ def test_sphinx_and_mkdocs_agree_on_the_example_book(tmp_path: Path) -> None:
     assert total >= 250
 
     mk_list = list_texts((mkdocs_out / "references" / "index.html").read_text(encoding="utf-8"),
-                         r'<div class="csl-entry refbook-entry"[^>]*>', "</div>")
+                         r'<p class="csl-entry refbook-entry"[^>]*>', "</p>")
     sp_list = list_texts((sphinx_out / "references.html").read_text(encoding="utf-8"),
-                         r'<p class="refbook-entry">', "</p>")
+                         r'<p class="csl-entry refbook-entry"[^>]*>', "</p>")
     assert len(mk_list) == 253
     assert mk_list == sp_list

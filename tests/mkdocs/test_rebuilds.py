@@ -59,10 +59,10 @@ def test_removed_page_leaves_the_book(project: Project) -> None:
     project.page("index.md", "# Home\n\n[@lee2021]\n")
     project.page("gone.md", "# Gone\n\n[@doe2019]\n")
     _build(project)
-    assert 'data-key="doe2019"' in project.html("references/index.html")
+    assert 'id="ref-doe2019"' in project.html("references/index.html")
     (project.root / "docs" / "gone.md").unlink()
     _build(project)
-    assert 'data-key="doe2019"' not in project.html("references/index.html")
+    assert 'id="ref-doe2019"' not in project.html("references/index.html")
 
 
 def test_on_serve_watches_the_bib_files(project: Project) -> None:

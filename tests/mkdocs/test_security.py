@@ -76,7 +76,7 @@ def test_hostile_entries_in_headings_captions_admonitions_and_tables(
     # the back-links name the sections by their text, not by the citation's source
     backlinks = html_texts(project.html("references/index.html"), "span",
                            **{"class": "refbook-backlinks"})
-    assert backlinks[0].startswith(f"Cited in: {first}, {first} › R ({AUTHOR_TEXT} 2020)")
+    assert backlinks[0].startswith(f"Cited in: {first}; {first} › R ({AUTHOR_TEXT} 2020)")
     assert "@evil" not in " ".join(backlinks)
 
 

@@ -24,10 +24,10 @@ def test_example_book_builds_warning_free(tmp_path: Path, capsys: object) -> Non
     assert code == 0, captured.err
     assert captured.err == ""
     index = (out / "index.html").read_text(encoding="utf-8")
-    assert 'class="refbook-entry"' not in index
+    assert 'class="csl-entry refbook-entry"' not in index
     # the list sits where the page's marker is (the same marker the MkDocs build uses)
     refs = (out / "references.html").read_text(encoding="utf-8")
-    assert refs.count('class="refbook-entry"') == 253
+    assert refs.count('class="csl-entry refbook-entry"') == 253
     assert "Bekman, Stas. 2023–2026. <em>Machine Learning Engineering Open Book</em>" in refs
     pages = sorted(out.glob("0*.html"))
     assert len(pages) == 8

@@ -72,7 +72,7 @@ def test_automatic_list_on_the_root_page(copy_root: Callable[[str], Path],
     assert b.warnings == ""
     index = b.read("index.html")
     assert '<section id="refbook-references">\n<h2>References' in index
-    assert index.count('class="refbook-entry"') == 7
+    assert index.count('class="csl-entry refbook-entry"') == 7
     assert 'href="index.html#ref-knuth1984"' in b.read("chapter.html")
 
 

@@ -38,9 +38,9 @@ def test_code_and_rest_are_left_alone(copy_root: Callable[[str], Path],
     assert "Pandoc syntax is not read in reST: [@knuth1984] stays text." in b.read("notes.html").replace(
         "&#64;", "@")
     refs = b.read("references.html")
-    assert refs.count('class="refbook-entry"') == 5
+    assert refs.count('class="csl-entry refbook-entry"') == 5
     assert ('<a class="reference internal" href="chapter.html#cite-chapter-3">'
-            '<span>Chapter, Forms</span></a>' in refs)
+            '<span>Chapter › Forms</span></a>' in refs)
 
 
 def test_pandoc_syntax_can_be_switched_off(copy_root: Callable[[str], Path],

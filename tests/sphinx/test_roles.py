@@ -61,15 +61,15 @@ def test_reference_list_is_author_date_with_backlinks(copy_root: Callable[[str],
     assert refs == (
         "References ********** "
         "Berg, Anna van der, and Carl Jones. 2020. “Prefixes in Names.” *Journal of Names* 3: "
-        "1–10. https://doi.org/10.1000/names.3. Cited in: Chapter, Section one; Chapter, Section two. "
-        "Knuth, Donald E. 1984. *The TeXbook*. Addison-Wesley. Cited in: Roles; Chapter, Section one. "
+        "1–10. https://doi.org/10.1000/names.3. Cited in: Chapter › Section one; Chapter › Section two. "
+        "Knuth, Donald E. 1984. *The TeXbook*. Addison-Wesley. Cited in: Roles; Chapter › Section one. "
         "Lamport, Leslie. 1994. *LaTeX: A Document Preparation System*. 2nd ed. Addison-Wesley. "
-        "Cited in: Chapter, Section one. "
+        "Cited in: Chapter › Section one. "
         "Nobody, Nadia. 1999. *Never Cited*. "
         "R&D Team. 2021. *Costs of 50% and _Under_scores # in $ Names*. javascript:alert(1). "
-        "Cited in: Chapter, Section one. "
-        "Smith, John. 2020a. “First Paper.” *Journal A*. Cited in: Chapter, Section one. "
-        "Smith, John. 2020b. “Second Paper.” *Journal A*. Cited in: Chapter, Section one.")
+        "Cited in: Chapter › Section one. "
+        "Smith, John. 2020a. “First Paper.” *Journal A*. Cited in: Chapter › Section one. "
+        "Smith, John. 2020b. “Second Paper.” *Journal A*. Cited in: Chapter › Section one.")
 
 
 def test_html_links_anchors_and_hover(copy_root: Callable[[str], Path],
@@ -82,14 +82,14 @@ def test_html_links_anchors_and_hover(copy_root: Callable[[str], Path],
             in chapter)
     refs = b.read("references.html")
     # stable anchors, no label boxes for author-date
-    assert '<span class="target" id="ref-knuth1984"></span>Knuth, Donald E. 1984.' in refs
+    assert '<p class="csl-entry refbook-entry" id="ref-knuth1984">Knuth, Donald E. 1984.' in refs
     assert "[Knu84]" not in refs
-    assert 'class="refbook-bibliography refbook-author-date' in refs
-    # back-links to each citing place (page title, section)
+    assert 'class="refbook-bibliography csl-bib-body refbook-author-date' in refs
+    # back-links to each citing place (page title › section)
     assert ('<a class="reference internal" href="index.html#cite-index-0"><span>Roles</span></a>'
             in refs)
     assert ('<a class="reference internal" href="chapter.html#cite-chapter-0">'
-            '<span>Chapter, Section one</span></a>' in refs)
+            '<span>Chapter › Section one</span></a>' in refs)
     assert 'id="cite-chapter-0"' in chapter
     # only http(s) links are links; the DOI is one
     assert 'href="https://doi.org/10.1000/names.3"' in refs

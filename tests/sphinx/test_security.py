@@ -101,4 +101,4 @@ def test_hostile_entries_in_titles_captions_admonitions_and_tables(
     index_html = built.read("index.html")
     assert f"R ({AUTHOR_TEXT} 2020)¶" in html_texts(index_html, "h2")
     assert any(t.startswith(f"{AUTHOR_TEXT}. 2020.") for t in html_texts(index_html, "p",
-                                                                          **{"class": "refbook-entry"}))
+                                                                          **{"class": "csl-entry refbook-entry"}))
