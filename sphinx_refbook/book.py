@@ -244,23 +244,21 @@ def _backlinks(res: Resolution, sites: Mapping[str, tuple[CitationSite, ...]],
     formatted text, as in the heading itself. A site's section is empty above the page's first
     sub-section (the top-level section is the page).
     """
-    def cited_in(doc: str, section: str | None) -> list[tuple[str, Inlines | None]]:
-        return [(s.citation.source, res.citations.get((doc, s.index))) for s in sites.get(doc, ())
-                if section is None or s.section == section]
-
     pages: dict[str, str] = {}
     sections: dict[tuple[str, str], str] = {}
+    for doc, doc_sites in sites.items():
+        cited = [(x.citation.source, res.citations.get((doc, x.index))) for x in doc_sites]
+        pages[doc] = rendered_title(titles.get(doc, doc), cited)
+        by_section: dict[str, list[tuple[str, Inlines | None]]] = {}
+        for c, x in zip(cited, doc_sites, strict=True):
+            by_section.setdefault(x.section, []).append(c)
+        for section, in_section in by_section.items():
+            sections[doc, section] = rendered_title(section, in_section)
     out: dict[str, BackLinks] = {}
     for k, places in res.backlinks.items():
-        found = []
-        for p in places:
-            doc = p.document
-            if doc not in pages:
-                pages[doc] = rendered_title(titles.get(doc, doc), cited_in(doc, None))
-            if (doc, p.section) not in sections:
-                sections[doc, p.section] = rendered_title(p.section, cited_in(doc, p.section))
-            found.append(CitingPlace(doc, pages[doc], sections[doc, p.section],
-                                     f"{doc}#{p.anchor}"))
+        found = [CitingPlace(p.document, pages.get(p.document, p.document),
+                             sections.get((p.document, p.section), p.section),
+                             f"{p.document}#{p.anchor}") for p in places]
         links = entry_backlinks(found)
         if links is not None:
             out[k] = links
