@@ -211,7 +211,7 @@ def parse(path: Path) -> Element:
     return tree.root
 
 
-def _target(href: str, host: str) -> tuple[str, int]:
+def link_target(href: str, host: str) -> tuple[str, int]:
     """A back-link's target as (page, n-th citation of that page), whatever the host's URLs."""
     parts = urlsplit(href)
     path = parts.path.rstrip("/")
@@ -240,7 +240,7 @@ def list_structure(path: Path, host: str) -> dict[str, object]:
             "text": "".join(c if isinstance(c, str) else c.text() for c in content),
             "backlinks": backs[0].text() if backs else None,
             "backlinks_classes": backs[0].classes if backs else None,
-            "links": [(a.tag, a.text(), _target(a.attrs["href"], host)) for a in links],
+            "links": [(a.tag, a.text(), link_target(a.attrs["href"], host)) for a in links],
         })
     return {"tag": box.tag, "classes": box.classes, "entries": entries}
 
