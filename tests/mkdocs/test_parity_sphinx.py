@@ -1,5 +1,6 @@
 """Parity: the example book built by Sphinx (sphinx_refbook) and by MkDocs (mkdocs_refbook) shows
-the same citation texts, in the same places, and the same reference list text."""
+the same citation texts, in the same places, and the same reference list: text, ids, classes and
+back-links."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 import yaml
 
 from tests.test_example_book import BOOK
+from tests.test_list_parity import list_structure
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -73,3 +75,9 @@ def test_sphinx_and_mkdocs_agree_on_the_example_book(tmp_path: Path) -> None:
                          r'<p class="csl-entry refbook-entry"[^>]*>', "</p>")
     assert len(mk_list) == 253
     assert mk_list == sp_list
+    # and the lists' structure: ids, classes, back-link texts and the citations they point at
+    mk_structure = list_structure(mkdocs_out / "references" / "index.html", "mkdocs")
+    assert mk_structure == list_structure(sphinx_out / "references.html", "sphinx")
+    entries = mk_structure["entries"]
+    assert isinstance(entries, list)
+    assert all(e["backlinks"] for e in entries)
