@@ -76,6 +76,8 @@ class CitationProcessor(InlineProcessor):
         citation = found[0]
         if (found_at == "[") != (citation.mode == "parenthetical"):
             return None, None, None
+        if citation.mode == "narrative" and not self.extension.narrative:
+            return None, None, None
         end = start + citation.end
         source = self.unescape(data[start:end])
         host = self.extension.host
@@ -107,6 +109,8 @@ class RefbookExtension(Extension):
         super().__init__(**kwargs)
         #: set by the plugin while one of its pages is rendered
         self.host: Host | None = None
+        #: a bare ``@key`` is a citation (mkdocs-bibtex's ``enable_inline_citations``)
+        self.narrative = True
 
     def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 - Python-Markdown's API
         md.inlinePatterns.register(CitationProcessor(_START.pattern, md, self),

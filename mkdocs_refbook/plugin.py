@@ -30,6 +30,7 @@ import html
 import os
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from mkdocs.exceptions import PluginError
@@ -56,6 +57,7 @@ from refbook.models import Location
 from refbook.readers import read_bibliography
 from refbook.registry import CitationSite, Registry, Resolution
 from refbook.render.html import WORD_JOINER, to_title
+from refbook.render.markdown import escape_markdown, to_markdown
 from refbook.render.text import one_line
 from refbook.syntax import find_citations
 from refbook.validate import apply_config, check_bibliography
@@ -128,6 +130,8 @@ class PageData:
     expected: list[Citation] = field(default_factory=list)
     #: the citations the rendered page holds
     sites: list[CitationSite] = field(default_factory=list)
+    #: ``footnotes`` output: the id each citation of ``expected`` can be found at
+    anchors: list[str] = field(default_factory=list)
     #: for each site, the HTML it was rendered with (None: left pending)
     shown: list[str | None] = field(default_factory=list)
     #: section id → section title, plain text
@@ -178,6 +182,51 @@ def _delimit(body: str, scope: str) -> str:
     start = first.end()
     return (f"{body[:start]}<!--refbook-list:{scope}-->{body[start:last]}"
             f"<!--/refbook-list-->{body[last:]}")
+
+
+_FOOTNOTES = "<!-- refbook:footnotes -->"
+# a line that opens a block whose body is indented: a list item, an admonition, a content tab
+_CONTAINER = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|(?:!!!|\?\?\?\+?|===)[ \t]")
+
+
+def _mask_indented_code(markdown: str) -> str:
+    """Indented code blocks blanked out as well (lines kept), for what the plugin replaces in
+    the Markdown itself (mkdocs-bibtex's commands and footnote form). Indented lines that
+    belong to a list item, an admonition or a content tab are not code."""
+    out: list[str] = []
+    blank_before, in_code, in_container = True, False, False
+    for line in markdown.splitlines(keepends=True):
+        if not line.strip():
+            out.append(line)
+            blank_before = True
+            continue
+        indented = line.startswith(("    ", "\t"))
+        if indented and (in_code or (blank_before and not in_container)):
+            in_code = True
+            out.append(re.sub(r"[^\n]", " ", line))
+        else:
+            in_code = False
+            if not indented:
+                in_container = bool(_CONTAINER.match(line)) or (in_container and not blank_before)
+            out.append(line)
+        blank_before = False
+    return "".join(out)
+
+
+@lru_cache(maxsize=8)
+def _command_pattern(*commands: str) -> re.Pattern[str]:
+    return re.compile("|".join(map(re.escape, sorted(commands, key=len, reverse=True))))
+
+
+def _label(footnote_format: str, key: str) -> str:
+    """A footnote label (mkdocs-bibtex's ``footnote_format``); "]" would end it."""
+    return footnote_format.replace("{key}", key).replace("]", "")
+
+
+def _unresolved_md(key: str) -> str:
+    """An unknown key in footnote output, as Markdown: a visible marker."""
+    return (f'<span class="refbook-unresolved" data-key="{html.escape(key)}">'
+            f"({escape_markdown(key)}?)</span>")
 
 
 def _span_end(text: str, pos: int) -> int:
@@ -242,6 +291,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self.command = ""
         self.dirty = False
         self._extension = RefbookExtension()
+        self._given: frozenset[str] = frozenset()
         self._resolve_key: tuple[Any, ...] | None = None
         self._bib_keep: Bibliography | None = None
         self._entry_texts: dict[str, str] = {}
@@ -260,8 +310,14 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self.command = command
         self.dirty = dirty
 
+    def load_config(self, options: dict[str, Any],
+                    config_file_path: str | None = None) -> tuple[Any, Any]:
+        # which options the user set: the output form "auto" follows them
+        self._given = frozenset(options)
+        return super().load_config(options, config_file_path)
+
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        self.settings = settings_from(self.config, config.config_file_path)
+        self.settings = settings_from(self.config, config.config_file_path, self._given)
         # MkDocs types the list as names, but Python-Markdown takes Extension instances too;
         # only this plugin's instance renders for it (not one left by an earlier config)
         exts: list[Any] = config.markdown_extensions
@@ -269,6 +325,11 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                    and e not in ("refbook", "mkdocs_refbook.extension")]
         exts.append(self._extension)
         self._extension.host = None
+        self._extension.narrative = self._settings.narrative
+        if self._settings.output == "footnotes" and not any(
+                e in ("footnotes", "markdown.extensions.footnotes") for e in exts):
+            # mkdocs-bibtex asks users to add it; its form needs it
+            exts.insert(0, "footnotes")
         if self._settings.stylesheet and STYLESHEET_PATH not in config.extra_css:
             config.extra_css.append(STYLESHEET_PATH)
         return config
@@ -311,15 +372,17 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self.pages = {u: d for u, d in self.pages.items() if u in present}
         if s.stylesheet and files.get_file_from_path(STYLESHEET_PATH) is None:
             files.append(File.generated(config, STYLESHEET_PATH, content=STYLESHEET))
-        has_book_list = False
+        # mkdocs-bibtex's form has lists only where its commands are
+        has_book_list = s.output == "footnotes"
         for f in files.documentation_pages():
+            if has_book_list:
+                break
             try:
-                text = _mask_code(f.content_string)
+                text = _mask_code(self._commands(f.content_string))
             except (OSError, UnicodeDecodeError):
                 continue
             if any((m.group("scope") or "book") in ("book", "all") for m in MARKER.finditer(text)):
                 has_book_list = True
-                break
         self.generated_page = False
         # the author's own references page without a marker gets the list at its end
         self.list_appended_to = None
@@ -360,11 +423,35 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         for f in files.documentation_pages():
             data = self.pages.setdefault(f.src_uri, PageData(f.src_uri))
             try:
-                text = _mask_code(_blank_front_matter(f.content_string))
+                text = _mask_code(self._commands(_blank_front_matter(f.content_string)))
             except (OSError, UnicodeDecodeError):
                 continue
-            data.expected = [replace(c, source=_squash(c.source)) for c in find_citations(text)]
+            data.expected = self._found(text)
             data.lists = self._scopes(data, text)
+
+    def _found(self, masked: str, offset: int = 0) -> list[Citation]:
+        """The citations of a page's Markdown, code masked out."""
+        narrative = self._settings.narrative
+        return [replace(c, line=c.line + offset, source=_squash(c.source))
+                for c in find_citations(_mask_indented_code(masked))
+                if narrative or c.mode != "narrative"]
+
+    def _commands(self, markdown: str) -> str:
+        """mkdocs-bibtex's commands outside code → list markers (lines kept)."""
+        s = self._settings
+        found = [m for m in _command_pattern(s.bib_command, s.full_bib_command).finditer(
+            _mask_indented_code(_mask_code(markdown))) if m.group(0).strip()]
+        if not found:
+            return markdown
+        page = _FOOTNOTES if s.output == "footnotes" else "<!-- refbook:bibliography page -->"
+        out: list[str] = []
+        last = 0
+        for m in found:
+            marker = ("<!-- refbook:bibliography all -->" if m.group(0) == s.full_bib_command
+                      else page)
+            out += [markdown[last:m.start()], marker]
+            last = m.end()
+        return "".join(out) + markdown[last:]
 
     def _scopes(self, data: PageData, masked: str) -> list[str]:
         """The lists a page's Markdown asks for, the ones the plugin adds included."""
@@ -372,7 +459,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         scopes = [x for x in scopes if x in SCOPES]
         if data.src_uri == self.list_appended_to and not {"book", "all"} & set(scopes):
             scopes.append("book")
-        if self._settings.per_page_lists and data.expected and "page" not in scopes:
+        if (self._settings.per_page_lists and self._settings.output == "refbook"
+                and data.expected and "page" not in scopes):
             scopes.append("page")
         return scopes
 
@@ -412,10 +500,10 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
     def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig,
                          files: Files) -> str:
         data = self.pages.setdefault(page.file.src_uri, PageData(page.file.src_uri))
-        masked = _mask_code(markdown)
         offset = _front_matter_lines(page, markdown)
-        found = [replace(c, line=c.line + offset, source=_squash(c.source))
-                 for c in find_citations(masked)]
+        markdown = self._commands(markdown)
+        masked = _mask_code(markdown)
+        found = self._found(masked, offset)
         scopes = [m.group("scope") or "book" for m in MARKER.finditer(masked)]
         changed = [(c.refs, c.mode) for c in found] != [(c.refs, c.mode) for c in data.expected]
         data.expected = found
@@ -429,12 +517,72 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             # another plugin changed the page's citations: resolve again before it renders
             data.lists = lists
             self._resolve_expected()
+        if self._settings.output == "footnotes":
+            markdown = self._footnotes(markdown, data)
         self._extension.host = _Rendering(self, page, data)
+        return markdown
+
+    def _footnotes(self, markdown: str, data: PageData) -> str:
+        """mkdocs-bibtex's form: citations → footnote references, the page's list → footnote
+        definitions (where its command is, or at the end), as Markdown for the footnotes
+        extension. Entry text is refbook's Markdown (escaped, one paragraph)."""
+        s = self._settings
+        assert self.resolution is not None
+        res = self.resolution
+        doc = self._doc_path(data.src_uri)
+        found = self._found(_mask_code(markdown))
+        places = "<!-- refbook:footnotes -->" in markdown
+        footnotes = places or s.per_page_lists
+        defined: dict[str, str] = {}
+        data.anchors = []
+        out: list[str] = []
+        last = 0
+        for i, (c, exp) in enumerate(zip(found, data.expected, strict=False)):
+            ir = res.citations.get((data.src_uri, i))
+            anchor = f"refbook-cite-{i}"
+            if c.mode == "narrative":
+                # mkdocs-bibtex shows the entry's text in place of a bare @key
+                key = c.refs[0].key
+                head = len(f"@{{{key}}}") if markdown.startswith("@{", c.start) else len(key) + 1
+                entry = self._entry_map.get(key)
+                text = to_markdown(entry) if entry is not None else _unresolved_md(key)
+                rest = markdown[c.start + head:c.end]  # a bracketed suffix stays as written
+                rendered = f'<span class="refbook-cite" id="{anchor}">{text}</span>{rest}'
+            else:
+                known = [r.key for r in c.refs if r.key in self._entry_map]
+                refs = "".join(f"[^{_label(s.footnote_format, k)}]" for k in known) if footnotes else ""
+                unknown = "".join(_unresolved_md(r.key) for r in c.refs
+                                  if r.key not in self._entry_map)
+                inline = s.cite_inline or not footnotes
+                if inline and ir is not None:
+                    rendered = f'<span class="refbook-cite" id="{anchor}">{to_markdown(ir)}</span>{refs}'
+                else:
+                    rendered = refs + unknown
+                    if known and footnotes:
+                        anchor = f"fnref:{_label(s.footnote_format, known[0])}"
+                    if any(r.prefix or r.suffix or r.locator for r in c.refs):
+                        report.log.info(
+                            f"{doc}:{exp.line}: footnote references show no prefix, locator or "
+                            f"suffix: {c.source!r} (set cite_inline: true to show the citation's text)")
+                if footnotes:
+                    for k in known:
+                        defined.setdefault(k, f"[^{_label(s.footnote_format, k)}]: "
+                                              f"{to_markdown(self._entry_map[k])}")
+            data.anchors.append(anchor)
+            out += [markdown[last:c.start], rendered]
+            last = c.end
+        markdown = "".join(out) + markdown[last:]
+        definitions = "\n".join(defined.values())
+        if places:
+            first, _, rest = markdown.partition("<!-- refbook:footnotes -->")
+            return first + definitions + rest.replace("<!-- refbook:footnotes -->", "")
+        if definitions:
+            markdown = markdown.rstrip("\n") + "\n\n" + definitions + "\n"
         return markdown
 
     def _cite_while_rendering(self, r: _Rendering, citation: Citation) -> str | None:
         """The final HTML of the next citation of the page with the same request."""
-        if self.resolution is None:
+        if self.resolution is None or self._settings.output == "footnotes":
             return None
         expected = r.data.expected
         for j in range(r.cursor, len(expected)):
@@ -496,6 +644,19 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                      or _plain(m.group("body")))
                     for m in _HEADING.finditer(html_text)]
         data.sections = {h[1]: h[2] for h in headings}
+        data.lists = [m.group("scope") for m in _LIST_REGION.finditer(html_text)]
+        data.rendered_with = self._resolve_key
+        if self._settings.output == "footnotes":
+            # the citations became footnote references in the Markdown: the sites are those
+            data.sites = []
+            for i, (c, anchor) in enumerate(zip(data.expected, data.anchors, strict=False)):
+                at = html_text.find(f'id="{anchor}"')
+                section = next((ident for pos, ident, _t in reversed(headings)
+                                if 0 <= pos < at), "")
+                data.sites.append(CitationSite(data.src_uri, i, c, c.line, section, anchor))
+            data.shown = [None] * len(data.sites)
+            data.renumbered = False
+            return html_text
         data.sites, data.shown = [], []
         used: set[int] = set()
         numbers: list[int | None] = []
@@ -527,8 +688,6 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                                            f"refbook-cite-{index}"))
             data.shown.append(emitted.get(n) if n is not None else None)
         data.renumbered = numbers != list(range(len(data.expected)))
-        data.lists = [m.group("scope") for m in _LIST_REGION.finditer(html_text)]
-        data.rendered_with = self._resolve_key
         return html_text
 
     # -- resolving the book ------------------------------------------------------------------
@@ -558,7 +717,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         for uri in order:  # before any page is written: the nav shows every page's title
             if uri in self._page_objects:
                 self._fix_titles(self._page_objects[uri], self.pages[uri])
-        if self.home is None and any(self.pages[u].sites for u in order):
+        if self.home is None and s.output == "refbook" and any(self.pages[u].sites for u in order):
             report.log.warning(
                 "no page holds the book's reference list (a '<!-- refbook:bibliography -->' "
                 f"marker outside code), so citations cannot link to their entries; remove the "
