@@ -413,7 +413,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                     current.previous_page, current.next_page = before, after
         self.nav_order = [p.file.src_uri for p in nav.pages]
         self._read_book(files)
-        self._resolve_expected()
+        self.resolve_book()
         return nav
 
     # -- reading and resolving the book before rendering ------------------------------------
@@ -421,13 +421,19 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
     def _read_book(self, files: Files) -> None:
         """Every page's citations and lists from its Markdown source, before any page renders."""
         for f in files.documentation_pages():
-            data = self.pages.setdefault(f.src_uri, PageData(f.src_uri))
+            self.pages.setdefault(f.src_uri, PageData(f.src_uri))
             try:
-                text = _mask_code(self._commands(_blank_front_matter(f.content_string)))
+                source = f.content_string
             except (OSError, UnicodeDecodeError):
                 continue
-            data.expected = self._found(text)
-            data.lists = self._scopes(data, text)
+            self.read_page(f.src_uri, source)
+
+    def read_page(self, src_uri: str, source: str) -> None:
+        """One page's citations and lists from its file's text."""
+        data = self.pages.setdefault(src_uri, PageData(src_uri))
+        text = _mask_code(self._commands(_blank_front_matter(source)))
+        data.expected = self._found(text)
+        data.lists = self._scopes(data, text)
 
     def _found(self, masked: str, offset: int = 0) -> list[Citation]:
         """The citations of a page's Markdown, code masked out."""
@@ -464,7 +470,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             scopes.append("page")
         return scopes
 
-    def _resolve_expected(self) -> None:
+    def resolve_book(self) -> None:
         """Resolve the book from the pages' Markdown, as the pages are about to be rendered."""
         order = self._order()
         self._resolve(order, {u: [CitationSite(u, i, c, c.line)
@@ -516,7 +522,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         if changed or lists != data.lists:
             # another plugin changed the page's citations: resolve again before it renders
             data.lists = lists
-            self._resolve_expected()
+            self.resolve_book()
         if self._settings.output == "footnotes":
             markdown = self._footnotes(markdown, data)
         self._extension.host = _Rendering(self, page, data)
