@@ -142,6 +142,8 @@ class PageData:
     rendered_with: tuple[Any, ...] | None = None
     #: the rendered citations are not the Markdown's one for one (their ids need renumbering)
     renumbered: bool = False
+    #: the page file's text when it was read before rendering
+    source: str | None = None
 
 
 @dataclass(slots=True)
@@ -154,6 +156,7 @@ class _Rendering:
     cursor: int = 0
     ids_done: bool = False
     emitted: dict[int, str] = field(default_factory=dict)
+    links: Links | None = None
 
     def cite(self, citation: Citation) -> str | None:
         return self.plugin._cite_while_rendering(self, citation)
@@ -431,6 +434,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
     def read_page(self, src_uri: str, source: str) -> None:
         """One page's citations and lists from its file's text."""
         data = self.pages.setdefault(src_uri, PageData(src_uri))
+        data.source = source
         text = _mask_code(self._commands(_blank_front_matter(source)))
         data.expected = self._found(text)
         data.lists = self._scopes(data, text)
@@ -445,6 +449,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
     def _commands(self, markdown: str) -> str:
         """mkdocs-bibtex's commands outside code → list markers (lines kept)."""
         s = self._settings
+        if s.bib_command not in markdown and s.full_bib_command not in markdown:
+            return markdown
         found = [m for m in _command_pattern(s.bib_command, s.full_bib_command).finditer(
             _mask_indented_code(_mask_code(markdown))) if m.group(0).strip()]
         if not found:
@@ -507,9 +513,15 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                          files: Files) -> str:
         data = self.pages.setdefault(page.file.src_uri, PageData(page.file.src_uri))
         offset = _front_matter_lines(page, markdown)
+        as_read = data.source is not None and data.source.endswith(markdown) and \
+            page.file.content_string == data.source
         markdown = self._commands(markdown)
         masked = _mask_code(markdown)
-        found = self._found(masked, offset)
+        if as_read:
+            # no plugin changed the page: what the reading found holds (file lines included)
+            found = data.expected
+        else:
+            found = self._found(masked, offset)
         scopes = [m.group("scope") or "book" for m in MARKER.finditer(masked)]
         changed = [(c.refs, c.mode) for c in found] != [(c.refs, c.mode) for c in data.expected]
         data.expected = found
@@ -597,7 +609,9 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 if ir is None:
                     return None
                 r.cursor = j + 1
-                out = citation_html(ir, f"refbook-cite-{j}", self._links(r.page))
+                if r.links is None:  # where the entries are, seen from this page
+                    r.links = self._links(r.page)
+                out = citation_html(ir, f"refbook-cite-{j}", r.links)
                 r.emitted[j] = out
                 return out
         return None
