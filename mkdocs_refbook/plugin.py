@@ -29,6 +29,7 @@ from __future__ import annotations
 import html
 import os
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
@@ -94,6 +95,7 @@ _FIRST_TAG = re.compile(r"\s*<[^<>]+>")
 _LIST_REGION = re.compile(
     r"<!--refbook-list:(?P<scope>[\w-]+)-->.*?<!--/refbook-list-->", re.S)
 _TAG = re.compile(r"<!--.*?-->|<[^<>]*>", re.S)
+_ID = re.compile(r'\bid="([^"]*)"')
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1", re.S | re.M)
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 
@@ -664,15 +666,18 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                      or _plain(m.group("body")))
                     for m in _HEADING.finditer(html_text)]
         data.sections = {h[1]: h[2] for h in headings}
+        starts = [pos for pos, _ident, _t in headings]
         data.lists = [m.group("scope") for m in _LIST_REGION.finditer(html_text)]
         data.rendered_with = self._resolve_key
         if self._settings.output == "footnotes":
             # the citations became footnote references in the Markdown: the sites are those
             data.sites = []
+            ids: dict[str, int] = {}
+            for m in _ID.finditer(html_text):
+                ids.setdefault(m.group(1), m.start())
             for i, (c, anchor) in enumerate(zip(data.expected, data.anchors, strict=False)):
-                at = html_text.find(f'id="{anchor}"')
-                section = next((ident for pos, ident, _t in reversed(headings)
-                                if 0 <= pos < at), "")
+                before = bisect_left(starts, ids.get(anchor, -1))
+                section = headings[before - 1][1] if before else ""
                 data.sites.append(CitationSite(data.src_uri, i, c, c.line, section, anchor))
             data.shown = [None] * len(data.sites)
             data.renumbered = False
@@ -681,11 +686,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         used: set[int] = set()
         numbers: list[int | None] = []
         for start, _end, n, source in _rendered_citations(html_text):
-            section = ""
-            for pos, ident, _title in headings:
-                if pos > start:
-                    break
-                section = ident
+            before = bisect_right(starts, start)
+            section = headings[before - 1][1] if before else ""
             if n is not None and n < len(data.expected):
                 # (a second copy of one, as a plugin may repeat content, is a site of its own)
                 citation, line = data.expected[n], data.expected[n].line
