@@ -126,3 +126,30 @@ def test_citations_changed_after_refbook_read_the_page_are_filled_in_late(
     assert 'href="../#refbook-cite-0">Home</a>' in references
     assert plugin.pages["index.md"].renumbered
 
+
+
+def test_collecting_a_page_stays_linear_in_its_headings_and_citations() -> None:
+    """Each citation's section is found by bisection, not by walking the headings before it."""
+    import time
+    from types import SimpleNamespace
+
+    from mkdocs_refbook.plugin import RefbookPlugin
+
+    def cost(n: int) -> float:
+        html = "".join(f'<h2 id="s{i}">S{i}</h2>\n<p>See <span class="refbook-pending" '
+                       f'data-refbook-src="[@k{i}]">[@k{i}]</span>.</p>\n' for i in range(n))
+        best = float("inf")
+        for _ in range(3):
+            plugin = RefbookPlugin()
+            plugin.settings = SimpleNamespace(output="refbook")  # type: ignore[assignment]
+            page = SimpleNamespace(file=SimpleNamespace(src_uri="p.md", name="p"), title="P",
+                                   toc=None)
+            start = time.perf_counter()
+            plugin.on_page_content(html, page=page, config=None, files=None)  # type: ignore[arg-type]
+            best = min(best, time.perf_counter() - start)
+            assert [s.section for s in plugin.pages["p.md"].sites][-1] == f"s{n - 1}"
+        return best
+
+    small, double, quadruple = cost(1500), cost(3000), cost(6000)
+    assert double / small <= 3
+    assert quadruple / double <= 3
