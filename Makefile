@@ -11,6 +11,9 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	# mkdocs-bibtex's own test suite (in its sdist), run against refbook by
+	# tests/mkdocs/test_bibtex_suite.py; fetched here, never committed
+	$(BIN)/python -m pip download --quiet --no-deps --no-binary :all: mkdocs-bibtex==4.4.0 -d $(VENV)/sdists
 	touch $(STAMP)
 
 setup: $(STAMP)

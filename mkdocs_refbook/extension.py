@@ -1,4 +1,4 @@
-"""Python-Markdown extension: Pandoc citation syntax → pending-citation placeholders.
+"""Python-Markdown extension: Pandoc citation syntax → citations, list markers → lists.
 
 Where it sits: inside Markdown → HTML, page by page. The plugin adds it to ``markdown_extensions``
 (it also registers as ``refbook`` under ``markdown.extensions``), so it runs wherever MkDocs, a
@@ -6,25 +6,31 @@ theme or another plugin renders Markdown with the site's extensions. Being an in
 it never sees fenced or indented code, code spans (stashed before it runs), raw HTML or HTML
 attributes, autolinks or link targets: those are all handled by Python-Markdown first.
 
-It does not format anything: a citation can only be formatted once the whole book is known. It
-emits ``<span class="refbook-pending" data-refbook-src="…">…</span>`` holding the citation's
-source; the plugin collects these in ``on_page_content`` and replaces them once the book is
-resolved. ``\\@`` becomes a literal ``@``.
+A citation can only be formatted once the whole book is known. The plugin resolves the book
+before the pages are rendered and hands the extension a :class:`Host`: each citation then becomes
+its final HTML right here, and a reference-list marker (an HTML comment that survived Markdown,
+so never one in code) becomes the list, so every other plugin sees real content. Without a host
+(the extension on its own), or for a citation the host did not expect, it emits
+``<span class="refbook-pending" data-refbook-src="…">…</span>`` holding the citation's source,
+which the plugin fills in later. ``\\@`` becomes a literal ``@``.
 """
 
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
+from markdown.postprocessors import Postprocessor
 
 from refbook.syntax import find_citations
 
 if TYPE_CHECKING:
     from markdown import Markdown
+
+    from refbook.syntax import Citation
 
 PENDING_CLASS = "refbook-pending"
 SOURCE_ATTR = "data-refbook-src"
@@ -32,12 +38,28 @@ SOURCE_ATTR = "data-refbook-src"
 # own, so an "@" in a URL, an e-mail address or an HTML attribute is never seen here.
 PRIORITY = 85
 _START = re.compile(r"\\@|\[|@")
+# After Python-Markdown put raw HTML (30) back, so the list markers are in the text.
+LISTS_PRIORITY = 25
+
+
+class Host(Protocol):
+    """What the plugin offers the extension while a page is rendered."""
+
+    def cite(self, citation: Citation) -> str | None:
+        """The final HTML of the citation, or None when it must stay pending."""
+
+    def lists(self, html: str) -> str:
+        """The HTML with every reference-list marker replaced by its list."""
 
 
 class CitationProcessor(InlineProcessor):
     """Finds the citation starting at a ``[`` or ``@`` with the core parser."""
 
     ANCESTOR_EXCLUDES = ("a", "code", "pre")
+
+    def __init__(self, pattern: str, md: Markdown, extension: RefbookExtension) -> None:
+        super().__init__(pattern, md)
+        self.extension = extension
 
     def handleMatch(  # type: ignore[override]  # noqa: N802 - Python-Markdown's API
         self, m: re.Match[str], data: str,
@@ -54,18 +76,46 @@ class CitationProcessor(InlineProcessor):
         citation = found[0]
         if (found_at == "[") != (citation.mode == "parenthetical"):
             return None, None, None
+        if citation.mode == "narrative" and not self.extension.narrative:
+            return None, None, None
         end = start + citation.end
         source = self.unescape(data[start:end])
+        host = self.extension.host
+        final = host.cite(citation) if host is not None else None
+        if final is not None:
+            # raw HTML, put back after the tree is serialized (as inline HTML is)
+            return self.md.htmlStash.store(final), start, end
         el = ET.Element("span", {"class": PENDING_CLASS, SOURCE_ATTR: source})
         el.text = source
         return el, start, end
 
 
+class ListPostprocessor(Postprocessor):
+    """Reference-list markers → lists, when a host renders them."""
+
+    def __init__(self, md: Markdown, extension: RefbookExtension) -> None:
+        super().__init__(md)
+        self.extension = extension
+
+    def run(self, text: str) -> str:
+        host = self.extension.host
+        return host.lists(text) if host is not None else text
+
+
 class RefbookExtension(Extension):
     """``markdown_extensions: [refbook]`` — the citation syntax alone (the plugin adds it itself)."""
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        #: set by the plugin while one of its pages is rendered
+        self.host: Host | None = None
+        #: a bare ``@key`` is a citation (mkdocs-bibtex's ``enable_inline_citations``)
+        self.narrative = True
+
     def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 - Python-Markdown's API
-        md.inlinePatterns.register(CitationProcessor(_START.pattern, md), "refbook-citation", PRIORITY)
+        md.inlinePatterns.register(CitationProcessor(_START.pattern, md, self),
+                                   "refbook-citation", PRIORITY)
+        md.postprocessors.register(ListPostprocessor(md, self), "refbook-lists", LISTS_PRIORITY)
 
 
 def makeExtension(**kwargs: Any) -> RefbookExtension:  # noqa: N802 - Python-Markdown's API

@@ -11,7 +11,9 @@ style name, the bibliography files) are checked in :func:`settings_from`, which 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from mkdocs.config import base
@@ -40,8 +42,8 @@ class Option:
 
 OPTIONS: tuple[Option, ...] = (
     Option("bib_files", list, [],
-           "BibTeX/BibLaTeX files, relative to `mkdocs.yml` (at least one). They are watched by "
-           "`mkdocs serve`."),
+           "BibTeX/BibLaTeX files, relative to `mkdocs.yml` (at least one here or in `bib_file` "
+           "or `bib_dir`). They are watched by `mkdocs serve`."),
     Option("style", str, "chicago-author-date",
            "Citation style: an installed `refbook.styles` entry point (`chicago-author-date`, "
            "`numeric`, …)."),
@@ -73,7 +75,49 @@ OPTIONS: tuple[Option, ...] = (
     Option("suppress_warnings", list, [],
            "Diagnostics not to report: a code (`unknown-key` or `refbook.unknown-key`), or a code "
            "and an entry key (`refbook.unknown-key:somekey`)."),
+    Option("output", str, "auto",
+           "`refbook` (linked citations, a book-wide list, back-links), `footnotes` (as "
+           "mkdocs-bibtex: footnote references and a footnote list per page) or `auto`: "
+           "`footnotes` when an mkdocs-bibtex option below is set and none of `style`, "
+           "`references_page`, `references_title`, `per_page_lists`, `backlinks`, `tooltips`."),
+    # mkdocs-bibtex's options (docs/mkdocs-migration.md), same names, same defaults
+    Option("bib_file", str, None,
+           "mkdocs-bibtex: one more `.bib` file, relative to `mkdocs.yml` (a URL is an error: "
+           "nothing is downloaded at build time)."),
+    Option("bib_dir", str, None,
+           "mkdocs-bibtex: a folder, relative to `mkdocs.yml`, whose `.bib` files (subfolders "
+           "included) are read too."),
+    Option("bib_command", str, "\\bibliography",
+           "mkdocs-bibtex: text that stands for the list of the page's citations (outside code)."),
+    Option("full_bib_command", str, "\\full_bibliography",
+           "mkdocs-bibtex: text that stands for the list of every entry of the `.bib` files."),
+    Option("bib_by_default", bool, None,
+           "mkdocs-bibtex: add the page's list to every page that cites (unset: yes with "
+           "`footnotes` output, `per_page_lists` with `refbook` output)."),
+    Option("footnote_format", str, None,
+           "mkdocs-bibtex: the footnote label, holding `{key}` (unset: `{key}`); `footnotes` "
+           "output only."),
+    Option("enable_inline_citations", bool, True,
+           "mkdocs-bibtex: a bare `@key` is a citation (with `footnotes` output it shows the "
+           "entry's text, as mkdocs-bibtex does); `false`: only bracketed citations are."),
+    Option("cite_inline", bool, None,
+           "mkdocs-bibtex 2.x: `true` shows the citation's text before its footnote references "
+           "(`footnotes` output); `refbook` output always shows it."),
+    Option("csl_file", str, None,
+           "mkdocs-bibtex: not supported (an error says what to do): refbook formats with its "
+           "own styles, see `style`."),
+    Option("csl_file_encoding", str, None,
+           "mkdocs-bibtex: not supported, as `csl_file`."),
 )
+
+#: mkdocs-bibtex's options: setting one asks for its output form (``output: auto``)
+BIBTEX_OPTIONS = frozenset({"bib_file", "bib_dir", "bib_command", "full_bib_command",
+                            "bib_by_default", "footnote_format", "enable_inline_citations",
+                            "cite_inline", "csl_file", "csl_file_encoding"})
+#: options that only make sense for refbook's own output form
+REFBOOK_OUTPUT_OPTIONS = frozenset({"style", "references_page", "references_title",
+                                    "per_page_lists", "backlinks", "tooltips"})
+OUTPUTS = ("auto", "refbook", "footnotes")
 
 
 def _config_option(opt: Option) -> base.BaseConfigOption[Any]:
@@ -109,6 +153,17 @@ class Settings:
     root: str
     #: the validation options (from ``check:`` or ``pyproject.toml``), strict included
     check: CheckConfig = field(default_factory=CheckConfig)
+    #: "refbook" or "footnotes" (mkdocs-bibtex's form)
+    output: str = "refbook"
+    #: mkdocs-bibtex's commands: the page's list, every entry
+    bib_command: str = "\\bibliography"
+    full_bib_command: str = "\\full_bibliography"
+    #: the footnote label of a key (``footnotes`` output)
+    footnote_format: str = "{key}"
+    #: a bare ``@key`` is a citation
+    narrative: bool = True
+    #: ``footnotes`` output: the citation's text before its footnote references
+    cite_inline: bool = False
 
     def suppressed(self, code: Code, key: str = "") -> bool:
         names = {code.slug, code.qualified}
@@ -117,20 +172,113 @@ class Settings:
         return bool(names & self.suppress_warnings)
 
 
-def settings_from(values: base.Config, config_file: str | None) -> Settings:
-    """Check what MkDocs' schema cannot and build :class:`Settings` (``PluginError`` if unusable)."""
-    root = os.path.dirname(os.path.abspath(config_file)) if config_file else os.getcwd()
-    bibs = list(values["bib_files"])
-    if not bibs:
-        msg = "refbook: the option 'bib_files' needs at least one .bib file, e.g. bib_files: [references.bib]"
-        raise PluginError(msg)
+def _bib_paths(values: base.Config, root: str) -> list[str]:
+    """The ``.bib`` files of ``bib_files``, ``bib_file`` and ``bib_dir``, absolute."""
+    named = [("bib_files", b) for b in values["bib_files"]]
+    if values["bib_file"] is not None:
+        bib_file = str(values["bib_file"])
+        if re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", bib_file):
+            msg = (f"refbook: 'bib_file' is the URL {bib_file!r}: refbook reads no network at "
+                   "build time; download it to a file and set bib_file to it (e.g. "
+                   "bib_file: references.bib)")
+            raise PluginError(msg)
+        named.append(("bib_file", bib_file))
     paths = []
-    for b in bibs:
+    for option, b in named:
         path = os.path.normpath(os.path.join(root, b))
         if not os.path.isfile(path):
-            msg = f"refbook: 'bib_files' names {b!r}, which is not a file (looked for {path})"
+            msg = f"refbook: {option!r} names {b!r}, which is not a file (looked for {path})"
             raise PluginError(msg)
         paths.append(path)
+    if values["bib_dir"] is not None:
+        folder = os.path.normpath(os.path.join(root, str(values["bib_dir"])))
+        if not os.path.isdir(folder):
+            msg = f"refbook: 'bib_dir' names {values['bib_dir']!r}, which is not a folder (looked for {folder})"
+            raise PluginError(msg)
+        found = sorted(str(p) for p in Path(folder).rglob("*.bib") if p.is_file())
+        if not found:
+            msg = f"refbook: 'bib_dir' names {values['bib_dir']!r}, which holds no .bib file"
+            raise PluginError(msg)
+        paths += [p for p in found if p not in paths]
+    if not paths:
+        msg = ("refbook: the option 'bib_files' needs at least one .bib file, e.g. bib_files: "
+               "[references.bib] (or mkdocs-bibtex's bib_file or bib_dir)")
+        raise PluginError(msg)
+    return paths
+
+
+def _output(values: base.Config, given: frozenset[str]) -> str:
+    """The output form: what ``output`` says, or (``auto``) what the options set suggest."""
+    output = str(values["output"])
+    if output not in OUTPUTS:
+        msg = f"refbook: unknown 'output' {output!r}; use one of {', '.join(OUTPUTS)}"
+        raise PluginError(msg)
+    if output == "auto":
+        output = ("footnotes" if given & BIBTEX_OPTIONS and not given & REFBOOK_OUTPUT_OPTIONS
+                  else "refbook")
+    return output
+
+
+def _bibtex_options(values: base.Config, output: str, given: frozenset[str]) -> dict[str, Any]:
+    """mkdocs-bibtex's options as settings: each works for the output form, or is an error."""
+    for name in ("csl_file", "csl_file_encoding"):
+        if values[name] is not None:
+            msg = (f"refbook: mkdocs-bibtex's option {name!r} is not supported: refbook formats "
+                   "citations with its own styles and runs no arbitrary CSL file yet. Remove "
+                   f"{name!r} and set 'style' (installed: {', '.join(sorted(available_styles()))})"
+                   " — or package your .csl file as a refbook.styles plugin (a CslStyle "
+                   "subclass naming it) and set 'style' to its name")
+            raise PluginError(msg)
+    footnote_format = values["footnote_format"]
+    if footnote_format is not None and "{key}" not in footnote_format:
+        msg = f"refbook: 'footnote_format' must hold the placeholder {{key}}, got {footnote_format!r}"
+        raise PluginError(msg)
+    if output != "footnotes":
+        # refbook's form has no footnotes; its citations always show their text (cite_inline)
+        unfit = [name for name in ("footnote_format", "cite_inline") if name in given
+                 and not (name == "cite_inline" and values[name])]
+        if unfit:
+            msg = (f"refbook: {unfit[0]!r} is about footnotes, which only 'output: footnotes' "
+                   "(mkdocs-bibtex's form) makes; remove it, or set output: footnotes")
+            raise PluginError(msg)
+    commands = [str(values["bib_command"]), str(values["full_bib_command"])]
+    for name, command in zip(("bib_command", "full_bib_command"), commands, strict=True):
+        if not command.strip():
+            msg = f"refbook: {name!r} must not be empty"
+            raise PluginError(msg)
+    if commands[0] == commands[1]:
+        msg = "refbook: 'bib_command' and 'full_bib_command' must differ"
+        raise PluginError(msg)
+    by_default = values["bib_by_default"]
+    per_page = bool(values["per_page_lists"])
+    if by_default is not None and "per_page_lists" in given and bool(by_default) != per_page:
+        msg = ("refbook: 'bib_by_default' (mkdocs-bibtex) and 'per_page_lists' say different "
+               "things; keep one of them")
+        raise PluginError(msg)
+    if by_default is not None:
+        per_page_lists = bool(by_default)
+    else:  # mkdocs-bibtex's default with its form, refbook's own with refbook's
+        per_page_lists = True if output == "footnotes" else per_page
+    return {
+        "output": output,
+        "bib_command": commands[0], "full_bib_command": commands[1],
+        "footnote_format": footnote_format or "{key}",
+        "narrative": bool(values["enable_inline_citations"]),
+        "cite_inline": bool(values["cite_inline"]),
+        "per_page_lists": per_page_lists,
+    }
+
+
+def settings_from(values: base.Config, config_file: str | None,
+                  given: frozenset[str] = frozenset()) -> Settings:
+    """Check what MkDocs' schema cannot and build :class:`Settings` (``PluginError`` if unusable).
+
+    ``given`` names the options the user set (the output form ``auto`` depends on them).
+    """
+    root = os.path.dirname(os.path.abspath(config_file)) if config_file else os.getcwd()
+    paths = _bib_paths(values, root)
+    output = _output(values, given)
+    bibtex = _bibtex_options(values, output, given)
     style = values["style"]
     styles = available_styles()
     if style not in styles:
@@ -157,10 +305,10 @@ def settings_from(values: base.Config, config_file: str | None) -> Settings:
         check=check,
         bib_files=tuple(paths), style=style, strict=bool(values["strict"]),
         references_page=page, references_title=str(values["references_title"]),
-        per_page_lists=bool(values["per_page_lists"]), nocite=tuple(values["nocite"]),
+        nocite=tuple(values["nocite"]),
         backlinks=bool(values["backlinks"]), tooltips=bool(values["tooltips"]),
         stylesheet=bool(values["stylesheet"]),
-        suppress_warnings=frozenset(values["suppress_warnings"]), root=root,
+        suppress_warnings=frozenset(values["suppress_warnings"]), root=root, **bibtex,
     )
 
 
@@ -169,6 +317,8 @@ def options_table() -> str:
     rows = ["| option | default | what it does |", "|---|---|---|"]
     for o in OPTIONS:
         default = repr(o.default).replace("'", '"')
+        if isinstance(o.default, str):  # as written in mkdocs.yml (one backslash)
+            default = f'"{o.default}"'
         if o.default is None:
             default = "null"
         elif isinstance(o.default, bool):

@@ -5,13 +5,20 @@ Where it sits: MkDocs' event loop around the core.
 1. ``on_config`` validates the options (:mod:`mkdocs_refbook.options`) and adds the Markdown
    extension (:mod:`mkdocs_refbook.extension`); ``on_pre_build`` reads the ``.bib`` files (the
    core caches parses by content, so a rebuild re-parses only a changed file).
-2. ``on_files``/``on_nav`` generate the References page when no page has a book-wide list marker.
-3. ``on_page_markdown`` notes the source lines of citations; ``on_page_content`` collects the
-   pending citations and list markers of the rendered page into the core's registry and leaves
-   comment tokens in their place.
-4. ``on_env`` (every page collected) resolves the book at once — year suffixes, numbers and
-   back-links are book-wide — and reports diagnostics; ``on_page_context`` replaces the tokens
-   before the theme and the search index see the page.
+2. ``on_files`` generates the References page when no page has a book-wide list marker.
+3. ``on_nav`` (the nav gives the book's order) reads every page's Markdown source with the same
+   finder as the rest of the flow (code masked out) and resolves the whole book — year suffixes,
+   numbers and back-links are book-wide — *before* any page is rendered.
+4. ``on_page_markdown`` (late, after e.g. macros changed the page) checks the page's final
+   Markdown against that reading and resolves again if its citations differ; while Markdown →
+   HTML runs, the extension asks the plugin for each citation's final HTML and each list. So
+   every other plugin's ``on_page_content``/``on_post_page`` sees real, non-empty content — a
+   page holding only a list marker is a normal page to them.
+5. ``on_page_content`` collects what the rendered page really holds (citations, sections,
+   lists): this is the consistency check. ``on_env`` resolves the book again only if that differs
+   from what the pages were rendered with, and reports diagnostics; ``on_page_context`` then
+   re-fills those pages' citations, and renders each list again with back-links that name the
+   rendered pages and sections, before the theme and the search index see the page.
 
 ``on_startup`` keeps one plugin instance (and its caches) across ``mkdocs serve`` rebuilds;
 ``on_serve`` watches the ``.bib`` files.
@@ -23,14 +30,16 @@ import html
 import os
 import posixpath
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 from mkdocs.structure.pages import Page
-from mkdocs.utils.meta import YAML_RE
+from mkdocs.utils.meta import YAML_RE, get_data
 
 from mkdocs_refbook import report
 from mkdocs_refbook.extension import PENDING_CLASS, SOURCE_ATTR, RefbookExtension
@@ -49,6 +58,7 @@ from refbook.models import Location
 from refbook.readers import read_bibliography
 from refbook.registry import CitationSite, Registry, Resolution
 from refbook.render.html import WORD_JOINER, to_title
+from refbook.render.markdown import escape_markdown, to_markdown
 from refbook.render.reference_list import CitingPlace, backlinks, rendered_title
 from refbook.render.text import one_line
 from refbook.syntax import find_citations
@@ -77,7 +87,18 @@ MARKER = re.compile(r"<!--\s*refbook:bibliography(?:\s+(?P<scope>[\w-]+))?\s*-->
 _PENDING = re.compile(
     rf'<span class="{PENDING_CLASS}" {SOURCE_ATTR}="(?P<src>[^"]*)">.*?</span>', re.S)
 _HEADING = re.compile(r'<h[1-6][^>]*\bid="(?P<id>[^"]*)"[^>]*>(?P<body>.*?)</h[1-6]>', re.S)
-_TOKEN = re.compile(r"<!--refbook-(?P<kind>cite|list):(?P<arg>[\w-]+)-->")
+# a citation rendered by the plugin: its id holds its index in the page's Markdown
+_CITE_OPEN = re.compile(r'<span class="refbook-cite" id="refbook-cite-(?P<n>\d+)">')
+_ANY_CITE = re.compile(f"{_CITE_OPEN.pattern}|{_PENDING.pattern}", re.S)
+_SPAN_TAG = re.compile(r"<(/?)span\b[^>]*>")
+# a list rendered by the plugin: comments just inside its outer element mark what is rendered
+# again in place (a plugin that parses and re-serializes the page, as mkdocs-video does with
+# lxml, keeps comments inside an element but may drop one before the first element)
+_FIRST_TAG = re.compile(r"\s*<[^<>]+>")
+_LIST_REGION = re.compile(
+    r"<!--refbook-list:(?P<scope>[\w-]+)-->.*?<!--/refbook-list-->", re.S)
+_TAG = re.compile(r"<!--.*?-->|<[^<>]*>", re.S)
+_ID = re.compile(r'\bid="([^"]*)"')
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1", re.S | re.M)
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 
@@ -104,17 +125,144 @@ def _plain(html_text: str) -> str:
 
 @dataclass(slots=True)
 class PageData:
-    """What one rendered page contributes to the book."""
+    """What one page contributes to the book."""
 
     src_uri: str
     #: the page's title, plain text
     title: str = ""
-    #: (source, line) of each citation of the Markdown, code masked out, in text order
-    candidates: list[tuple[str, int]] = field(default_factory=list)
+    #: the citations of the page's Markdown (code masked out), in text order, lines of the file:
+    #: read before rendering, checked against the page's final Markdown
+    expected: list[Citation] = field(default_factory=list)
+    #: the citations the rendered page holds
     sites: list[CitationSite] = field(default_factory=list)
+    #: ``footnotes`` output: the id each citation of ``expected`` can be found at
+    anchors: list[str] = field(default_factory=list)
+    #: for each site, the HTML it was rendered with (None: left pending)
+    shown: list[str | None] = field(default_factory=list)
     #: section id → section title, plain text
     sections: dict[str, str] = field(default_factory=dict)
+    #: scopes of the page's lists (from its Markdown before rendering, from its HTML after)
     lists: list[str] = field(default_factory=list)
+    #: the resolution the page was rendered with
+    rendered_with: tuple[Any, ...] | None = None
+    #: the rendered citations are not the Markdown's one for one (their ids need renumbering)
+    renumbered: bool = False
+    #: the page file's text when it was read before rendering
+    source: str | None = None
+
+
+@dataclass(slots=True)
+class _Rendering:
+    """The page whose Markdown is being rendered: the extension's host meanwhile."""
+
+    plugin: RefbookPlugin
+    page: Page
+    data: PageData
+    cursor: int = 0
+    ids_done: bool = False
+    #: how many lists of the page are rendered so far
+    lists_done: int = 0
+    emitted: dict[int, str] = field(default_factory=dict)
+    links: Links | None = None
+
+    def cite(self, citation: Citation) -> str | None:
+        return self.plugin._cite_while_rendering(self, citation)
+
+    def lists(self, text: str) -> str:
+        return self.plugin._lists_while_rendering(self, text)
+
+
+def _blank_front_matter(source: str) -> str:
+    """The page file with its meta-data block blanked out (lines kept)."""
+    body, _ = get_data(source)
+    if not source.endswith(body):
+        return source
+    cut = len(source) - len(body)
+    return re.sub(r"[^\n]", " ", source[:cut]) + body
+
+
+def _delimit(body: str, scope: str) -> str:
+    """A list's HTML with the comments that mark it just inside its outer element."""
+    first = _FIRST_TAG.match(body)
+    last = body.rstrip().rfind("</")
+    if first is None or last < first.end():  # not one element: give it one
+        body = f"<div>{body}</div>"
+        first, last = _FIRST_TAG.match(body), len(body) - len("</div>")
+        assert first is not None
+    start = first.end()
+    return (f"{body[:start]}<!--refbook-list:{scope}-->{body[start:last]}"
+            f"<!--/refbook-list-->{body[last:]}")
+
+
+_FOOTNOTES = "<!-- refbook:footnotes -->"
+# a line that opens a block whose body is indented: a list item, an admonition, a content tab
+_CONTAINER = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|(?:!!!|\?\?\?\+?|===)[ \t]")
+
+
+def _mask_indented_code(markdown: str) -> str:
+    """Indented code blocks blanked out as well (lines kept), for what the plugin replaces in
+    the Markdown itself (mkdocs-bibtex's commands and footnote form). Indented lines that
+    belong to a list item, an admonition or a content tab are not code."""
+    out: list[str] = []
+    blank_before, in_code, in_container = True, False, False
+    for line in markdown.splitlines(keepends=True):
+        if not line.strip():
+            out.append(line)
+            blank_before = True
+            continue
+        indented = line.startswith(("    ", "\t"))
+        if indented and (in_code or (blank_before and not in_container)):
+            in_code = True
+            out.append(re.sub(r"[^\n]", " ", line))
+        else:
+            in_code = False
+            if not indented:
+                in_container = bool(_CONTAINER.match(line)) or (in_container and not blank_before)
+            out.append(line)
+        blank_before = False
+    return "".join(out)
+
+
+@lru_cache(maxsize=8)
+def _command_pattern(*commands: str) -> re.Pattern[str]:
+    return re.compile("|".join(map(re.escape, sorted(commands, key=len, reverse=True))))
+
+
+def _label(footnote_format: str, key: str) -> str:
+    """A footnote label (mkdocs-bibtex's ``footnote_format``); "]" would end it."""
+    return footnote_format.replace("{key}", key).replace("]", "")
+
+
+def _unresolved_md(key: str) -> str:
+    """An unknown key in footnote output, as Markdown: a visible marker."""
+    return (f'<span class="refbook-unresolved" data-key="{html.escape(key)}">'
+            f"({escape_markdown(key)}?)</span>")
+
+
+def _span_end(text: str, pos: int) -> int:
+    """The end of the ``<span>`` opened just before ``pos`` (spans nested in it included)."""
+    depth = 1
+    for m in _SPAN_TAG.finditer(text, pos):
+        depth += -1 if m.group(1) else 1
+        if depth == 0:
+            return m.end()
+    return len(text)
+
+
+def _rendered_citations(text: str) -> list[tuple[int, int, int | None, str]]:
+    """Each citation of rendered HTML: start, end, index it was rendered with (None: pending),
+    source (pending ones)."""
+    out: list[tuple[int, int, int | None, str]] = []
+    pos = 0
+    while (m := _ANY_CITE.search(text, pos)) is not None:
+        if m.group("n") is not None:
+            end = _span_end(text, m.end())
+            out.append((m.start(), end, int(m.group("n")), ""))
+        else:
+            end = m.end()
+            out.append((m.start(), end, None, html.unescape(m.group("src"))))
+        pos = end
+    return out
 
 
 def _front_matter_lines(page: Page, markdown: str) -> int:
@@ -153,6 +301,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self.command = ""
         self.dirty = False
         self._extension = RefbookExtension()
+        self._given: frozenset[str] = frozenset()
         self._resolve_key: tuple[Any, ...] | None = None
         self._bib_keep: Bibliography | None = None
         self._entry_texts: dict[str, str] = {}
@@ -173,13 +322,26 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self.command = command
         self.dirty = dirty
 
+    def load_config(self, options: dict[str, Any],
+                    config_file_path: str | None = None) -> tuple[Any, Any]:
+        # which options the user set: the output form "auto" follows them
+        self._given = frozenset(options)
+        return super().load_config(options, config_file_path)
+
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        self.settings = settings_from(self.config, config.config_file_path)
-        # MkDocs types the list as names, but Python-Markdown takes Extension instances too
+        self.settings = settings_from(self.config, config.config_file_path, self._given)
+        # MkDocs types the list as names, but Python-Markdown takes Extension instances too;
+        # only this plugin's instance renders for it (not one left by an earlier config)
         exts: list[Any] = config.markdown_extensions
-        if not any(isinstance(e, RefbookExtension) for e in exts):
-            exts[:] = [e for e in exts if e not in ("refbook", "mkdocs_refbook.extension")]
-            exts.append(self._extension)
+        exts[:] = [e for e in exts if not isinstance(e, RefbookExtension)
+                   and e not in ("refbook", "mkdocs_refbook.extension")]
+        exts.append(self._extension)
+        self._extension.host = None
+        self._extension.narrative = self._settings.narrative
+        if self._settings.output == "footnotes" and not any(
+                e in ("footnotes", "markdown.extensions.footnotes") for e in exts):
+            # mkdocs-bibtex asks users to add it; its form needs it
+            exts.insert(0, "footnotes")
         if self._settings.stylesheet and STYLESHEET_PATH not in config.extra_css:
             config.extra_css.append(STYLESHEET_PATH)
         return config
@@ -222,15 +384,17 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self.pages = {u: d for u, d in self.pages.items() if u in present}
         if s.stylesheet and files.get_file_from_path(STYLESHEET_PATH) is None:
             files.append(File.generated(config, STYLESHEET_PATH, content=STYLESHEET))
-        has_book_list = False
+        # mkdocs-bibtex's form has lists only where its commands are
+        has_book_list = s.output == "footnotes"
         for f in files.documentation_pages():
+            if has_book_list:
+                break
             try:
-                text = _mask_code(f.content_string)
+                text = _mask_code(self._commands(f.content_string))
             except (OSError, UnicodeDecodeError):
                 continue
             if any((m.group("scope") or "book") in ("book", "all") for m in MARKER.finditer(text)):
                 has_book_list = True
-                break
         self.generated_page = False
         # the author's own references page without a marker gets the list at its end
         self.list_appended_to = None
@@ -260,22 +424,254 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 for before, current, after in zip(bookended[:-2], nav.pages, bookended[2:], strict=False):
                     current.previous_page, current.next_page = before, after
         self.nav_order = [p.file.src_uri for p in nav.pages]
+        self._read_book(files)
+        self.resolve_book()
         return nav
 
-    # -- collecting pages --------------------------------------------------------------------
+    # -- reading and resolving the book before rendering ------------------------------------
 
+    def _read_book(self, files: Files) -> None:
+        """Every page's citations and lists from its Markdown source, before any page renders."""
+        for f in files.documentation_pages():
+            self.pages.setdefault(f.src_uri, PageData(f.src_uri))
+            try:
+                source = f.content_string
+            except (OSError, UnicodeDecodeError):
+                continue
+            self.read_page(f.src_uri, source)
+
+    def read_page(self, src_uri: str, source: str) -> None:
+        """One page's citations and lists from its file's text."""
+        data = self.pages.setdefault(src_uri, PageData(src_uri))
+        data.source = source
+        text = _mask_code(self._commands(_blank_front_matter(source)))
+        data.expected = self._found(text)
+        data.lists = self._scopes(data, text)
+
+    def _found(self, masked: str, offset: int = 0) -> list[Citation]:
+        """The citations of a page's Markdown, code masked out."""
+        narrative = self._settings.narrative
+        return [replace(c, line=c.line + offset, source=_squash(c.source))
+                for c in find_citations(_mask_indented_code(masked))
+                if narrative or c.mode != "narrative"]
+
+    def _commands(self, markdown: str) -> str:
+        """mkdocs-bibtex's commands outside code → list markers (lines kept)."""
+        s = self._settings
+        if s.bib_command not in markdown and s.full_bib_command not in markdown:
+            return markdown
+        found = [m for m in _command_pattern(s.bib_command, s.full_bib_command).finditer(
+            _mask_indented_code(_mask_code(markdown))) if m.group(0).strip()]
+        if not found:
+            return markdown
+        page = _FOOTNOTES if s.output == "footnotes" else "<!-- refbook:bibliography page -->"
+        out: list[str] = []
+        last = 0
+        for m in found:
+            marker = ("<!-- refbook:bibliography all -->" if m.group(0) == s.full_bib_command
+                      else page)
+            out += [markdown[last:m.start()], marker]
+            last = m.end()
+        return "".join(out) + markdown[last:]
+
+    def _scopes(self, data: PageData, masked: str) -> list[str]:
+        """The lists a page's Markdown asks for, the ones the plugin adds included."""
+        scopes = [m.group("scope") or "book" for m in MARKER.finditer(masked)]
+        scopes = [x for x in scopes if x in SCOPES]
+        if data.src_uri == self.list_appended_to and not {"book", "all"} & set(scopes):
+            scopes.append("book")
+        if (self._settings.per_page_lists and self._settings.output == "refbook"
+                and data.expected and "page" not in scopes):
+            scopes.append("page")
+        return scopes
+
+    def resolve_book(self) -> None:
+        """Resolve the book from the pages' Markdown, as the pages are about to be rendered."""
+        order = self._order()
+        self._resolve(order, {u: [CitationSite(u, i, c, c.line)
+                                  for i, c in enumerate(self.pages[u].expected)] for u in order})
+
+    def _resolve(self, order: Sequence[str], sites: Mapping[str, Sequence[CitationSite]]) -> None:
+        s = self._settings
+        assert self.bibliography is not None
+        nocite: list[str] = list(s.nocite)
+        if any("all" in self.pages[u].lists for u in order) and "*" not in nocite:
+            nocite.append("*")
+        # What the formatting depends on: not lines or sections, so an edit of prose (the usual
+        # edit under `mkdocs serve`) reuses the last resolution and only re-locates diagnostics.
+        key = (id(self.bibliography), s.style, tuple(order), tuple(nocite),
+               tuple((u, tuple((x.citation.refs, x.citation.mode) for x in sites[u]))
+                     for u in order))
+        if key != self._resolve_key or self.resolution is None:
+            registry = Registry()
+            for uri in order:
+                registry.add_sites(uri, sites[uri])
+            self.resolution = registry.resolve(self.bibliography, self.items, s.style,
+                                               order=order, nocite=nocite)
+            self._entry_map = dict(self.resolution.entries)
+            self._entry_texts = {}
+            self._resolve_key = key
+            self._bib_keep = self.bibliography  # keeps id() in the key meaningful
+        self.home = next((u for u in order for scope in self.pages[u].lists
+                          if scope in ("book", "all")), None)
+
+    # -- rendering pages ---------------------------------------------------------------------
+
+    @event_priority(-100)  # after plugins that change the Markdown (macros, …)
     def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig,
                          files: Files) -> str:
-        masked = _mask_code(markdown)
-        data = PageData(page.file.src_uri)
+        data = self.pages.setdefault(page.file.src_uri, PageData(page.file.src_uri))
         offset = _front_matter_lines(page, markdown)
-        data.candidates = [(_squash(c.source), c.line + offset) for c in find_citations(masked)]
-        self.pages[page.file.src_uri] = data
+        as_read = data.source is not None and data.source.endswith(markdown) and \
+            page.file.content_string == data.source
+        markdown = self._commands(markdown)
+        masked = _mask_code(markdown)
+        if as_read:
+            # no plugin changed the page: what the reading found holds (file lines included)
+            found = data.expected
+        else:
+            found = self._found(masked, offset)
+        scopes = [m.group("scope") or "book" for m in MARKER.finditer(masked)]
+        changed = [(c.refs, c.mode) for c in found] != [(c.refs, c.mode) for c in data.expected]
+        data.expected = found
+        lists = self._scopes(data, masked)
+        # the lists the plugin adds go at the end of the page
+        added = [x for x in lists if x not in scopes]
+        if added:
+            markdown = markdown.rstrip("\n") + "\n\n" + "\n\n".join(
+                f"<!-- refbook:bibliography {x} -->" for x in added) + "\n"
+        if changed or lists != data.lists:
+            # another plugin changed the page's citations: resolve again before it renders
+            data.lists = lists
+            self.resolve_book()
+        if self._settings.output == "footnotes":
+            markdown = self._footnotes(markdown, data)
+        self._extension.host = _Rendering(self, page, data)
         return markdown
 
+    def _footnotes(self, markdown: str, data: PageData) -> str:
+        """mkdocs-bibtex's form: citations → footnote references, the page's list → footnote
+        definitions (where its command is, or at the end), as Markdown for the footnotes
+        extension. Entry text is refbook's Markdown (escaped, one paragraph)."""
+        s = self._settings
+        assert self.resolution is not None
+        res = self.resolution
+        doc = self._doc_path(data.src_uri)
+        found = self._found(_mask_code(markdown))
+        places = "<!-- refbook:footnotes -->" in markdown
+        footnotes = places or s.per_page_lists
+        defined: dict[str, str] = {}
+        data.anchors = []
+        out: list[str] = []
+        last = 0
+        for i, (c, exp) in enumerate(zip(found, data.expected, strict=False)):
+            ir = res.citations.get((data.src_uri, i))
+            anchor = f"refbook-cite-{i}"
+            if c.mode == "narrative":
+                # mkdocs-bibtex shows the entry's text in place of a bare @key
+                key = c.refs[0].key
+                head = len(f"@{{{key}}}") if markdown.startswith("@{", c.start) else len(key) + 1
+                entry = self._entry_map.get(key)
+                text = to_markdown(entry) if entry is not None else _unresolved_md(key)
+                rest = markdown[c.start + head:c.end]  # a bracketed suffix stays as written
+                rendered = f'<span class="refbook-cite" id="{anchor}">{text}</span>{rest}'
+            else:
+                known = [r.key for r in c.refs if r.key in self._entry_map]
+                refs = "".join(f"[^{_label(s.footnote_format, k)}]" for k in known) if footnotes else ""
+                unknown = "".join(_unresolved_md(r.key) for r in c.refs
+                                  if r.key not in self._entry_map)
+                inline = s.cite_inline or not footnotes
+                if inline and ir is not None:
+                    rendered = f'<span class="refbook-cite" id="{anchor}">{to_markdown(ir)}</span>{refs}'
+                else:
+                    rendered = refs + unknown
+                    if known and footnotes:
+                        anchor = f"fnref:{_label(s.footnote_format, known[0])}"
+                    if any(r.prefix or r.suffix or r.locator for r in c.refs):
+                        report.log.info(
+                            f"{doc}:{exp.line}: footnote references show no prefix, locator or "
+                            f"suffix: {c.source!r} (set cite_inline: true to show the citation's text)")
+                if footnotes:
+                    for k in known:
+                        defined.setdefault(k, f"[^{_label(s.footnote_format, k)}]: "
+                                              f"{to_markdown(self._entry_map[k])}")
+            data.anchors.append(anchor)
+            out += [markdown[last:c.start], rendered]
+            last = c.end
+        markdown = "".join(out) + markdown[last:]
+        definitions = "\n".join(defined.values())
+        if places:
+            first, _, rest = markdown.partition("<!-- refbook:footnotes -->")
+            return first + definitions + rest.replace("<!-- refbook:footnotes -->", "")
+        if definitions:
+            markdown = markdown.rstrip("\n") + "\n\n" + definitions + "\n"
+        return markdown
+
+    def _cite_while_rendering(self, r: _Rendering, citation: Citation) -> str | None:
+        """The final HTML of the next citation of the page with the same request."""
+        if self.resolution is None or self._settings.output == "footnotes":
+            return None
+        expected = r.data.expected
+        for j in range(r.cursor, len(expected)):
+            if expected[j].refs == citation.refs and expected[j].mode == citation.mode:
+                ir = self.resolution.citations.get((r.data.src_uri, j))
+                if ir is None:
+                    return None
+                r.cursor = j + 1
+                if r.links is None:  # where the entries are, seen from this page
+                    r.links = self._links(r.page)
+                out = citation_html(ir, f"refbook-cite-{j}", r.links)
+                r.emitted[j] = out
+                return out
+        return None
+
+    def _lists_while_rendering(self, r: _Rendering, text: str) -> str:
+        if self.resolution is None:
+            return text
+
+        def marker(m: re.Match[str]) -> str:
+            scope = m.group("scope") or "book"
+            if scope not in SCOPES:
+                report.log.warning(
+                    f"{self._doc_path(r.data.src_uri)}: unknown bibliography scope {scope!r} in "
+                    f"{m.group(0)!r}; use one of {', '.join(SCOPES)}")
+                return m.group(0)
+            # back-links come once every page is rendered (on_page_context)
+            body, r.ids_done = self._list_html(scope, r.data, r.page, r.ids_done, r.lists_done,
+                                               backlinks=False)
+            r.lists_done += 1
+            return _delimit(body, scope)
+
+        return MARKER.sub(marker, text)
+
+    def _list_html(self, scope: str, data: PageData, page: Page, ids_done: bool, index: int, *,
+                   backlinks: bool) -> tuple[str, bool]:
+        """The ``index``-th list of the page, and whether the book's ids are now placed."""
+        assert self.resolution is not None
+        res = self.resolution
+        if scope == "page":
+            keys = ({k for site in data.sites for k in site.citation.keys} if data.sites else
+                    {k for c in data.expected for k in c.keys})
+            entries = [(k, v) for k, v in res.entries if k in keys]
+        else:
+            entries = list(res.entries)
+        # only the first book-wide list of the home page carries the ids ref-<key>; every other
+        # list's are ref-<key>-<page>-<n>
+        home = scope != "page" and data.src_uri == self.home and not ids_done
+        back = (self._backlinks(page, [k for k, _ in entries])
+                if backlinks and self._settings.backlinks else {})
+        place = (posixpath.splitext(data.src_uri)[0], index)
+        return (bibliography_html(entries, home=home, place=place, backlinks=back,
+                                  style=self._settings.style),
+                ids_done or home)
+
+    @event_priority(100)  # what the page holds before any other plugin changes it
     def on_page_content(self, html_text: str, /, *, page: Page, config: MkDocsConfig,
                         files: Files) -> str:
+        rendering = self._extension.host
+        self._extension.host = None
         data = self.pages.setdefault(page.file.src_uri, PageData(page.file.src_uri))
+        emitted = rendering.emitted if isinstance(rendering, _Rendering) else {}
         self._page_objects[page.file.src_uri] = page
         data.title = _plain(page.title or page.file.name)
         toc_titles = _toc_titles(page.toc.items if page.toc else [])
@@ -283,54 +679,50 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                      or _plain(m.group("body")))
                     for m in _HEADING.finditer(html_text)]
         data.sections = {h[1]: h[2] for h in headings}
-        citations: list[tuple[Citation, str]] = []
-        cursor = 0
-
-        def pending(m: re.Match[str]) -> str:
-            nonlocal cursor
-            source = html.unescape(m.group("src"))
-            found = find_citations(source)
-            if not found:
-                return html.escape(source)
-            section = ""
-            for pos, ident, _title in headings:
-                if pos > m.start():
-                    break
-                section = ident
-            # the n-th citation of the HTML is the next one of the Markdown with the same source;
-            # one the Markdown does not show as such (added by another plugin) gets line 1
-            line = 1
-            key = _squash(source)
-            for offset, (cand, cand_line) in enumerate(data.candidates[cursor:]):
-                if cand == key:
-                    line = cand_line
-                    cursor += offset + 1
-                    break
-            citations.append((found[0], section))
-            site_index = len(citations) - 1
-            data.sites.append(CitationSite(data.src_uri, site_index, found[0], line, section,
-                                           f"refbook-cite-{site_index}"))
-            return f"<!--refbook-cite:{site_index}-->"
-
-        html_text = _PENDING.sub(pending, html_text)
-
-        def marker(m: re.Match[str]) -> str:
-            scope = m.group("scope") or "book"
-            if scope not in SCOPES:
-                report.log.warning(
-                    f"{self._doc_path(data.src_uri)}: unknown bibliography scope {scope!r} in "
-                    f"{m.group(0)!r}; use one of {', '.join(SCOPES)}")
-                return m.group(0)
-            data.lists.append(scope)
-            return f"<!--refbook-list:{scope}-->"
-
-        html_text = MARKER.sub(marker, html_text)
-        if data.src_uri == self.list_appended_to and not {"book", "all"} & set(data.lists):
-            data.lists.append("book")
-            html_text += "\n<!--refbook-list:book-->"
-        if self._settings.per_page_lists and data.sites and "page" not in data.lists:
-            data.lists.append("page")
-            html_text += "\n<!--refbook-list:page-->"
+        starts = [pos for pos, _ident, _t in headings]
+        data.lists = [m.group("scope") for m in _LIST_REGION.finditer(html_text)]
+        data.rendered_with = self._resolve_key
+        if self._settings.output == "footnotes":
+            # the citations became footnote references in the Markdown: the sites are those
+            data.sites = []
+            ids: dict[str, int] = {}
+            for m in _ID.finditer(html_text):
+                ids.setdefault(m.group(1), m.start())
+            for i, (c, anchor) in enumerate(zip(data.expected, data.anchors, strict=False)):
+                before = bisect_left(starts, ids.get(anchor, -1))
+                section = headings[before - 1][1] if before else ""
+                data.sites.append(CitationSite(data.src_uri, i, c, c.line, section, anchor))
+            data.shown = [None] * len(data.sites)
+            data.renumbered = False
+            return html_text
+        data.sites, data.shown = [], []
+        used: set[int] = set()
+        numbers: list[int | None] = []
+        for start, _end, n, source in _rendered_citations(html_text):
+            before = bisect_right(starts, start)
+            section = headings[before - 1][1] if before else ""
+            if n is not None and n < len(data.expected):
+                # (a second copy of one, as a plugin may repeat content, is a site of its own)
+                citation, line = data.expected[n], data.expected[n].line
+                if n in used:
+                    n = None
+                else:
+                    used.add(n)
+            else:
+                found = find_citations(source) if n is None else []
+                if not found:
+                    continue
+                citation = found[0]
+                # one the Markdown does not show as such (added by another plugin) gets line 1
+                line = next((c.line for j, c in enumerate(data.expected) if j not in used
+                             and c.refs == citation.refs and c.mode == citation.mode), 1)
+                n = None
+            index = len(data.sites)
+            numbers.append(n)
+            data.sites.append(CitationSite(data.src_uri, index, citation, line, section,
+                                           f"refbook-cite-{index}"))
+            data.shown.append(emitted.get(n) if n is not None else None)
+        data.renumbered = numbers != list(range(len(data.expected)))
         return html_text
 
     # -- resolving the book ------------------------------------------------------------------
@@ -352,32 +744,16 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         s = self._settings
         assert self.bibliography is not None
         order = self._order()
-        registry = Registry()
-        for uri in order:
-            registry.add_sites(uri, self.pages[uri].sites)
-        nocite: list[str] = list(s.nocite)
-        if any("all" in self.pages[u].lists for u in order) and "*" not in nocite:
-            nocite.append("*")
-        # What the formatting depends on: not lines or sections, so an edit of prose (the usual
-        # edit under `mkdocs serve`) reuses the last resolution and only re-locates diagnostics.
-        key = (id(self.bibliography), s.style, tuple(order), tuple(nocite),
-               tuple((u, tuple((x.citation.refs, x.citation.mode) for x in self.pages[u].sites))
-                     for u in order))
-        if key != self._resolve_key or self.resolution is None:
-            self.resolution = registry.resolve(self.bibliography, self.items, s.style,
-                                               order=order, nocite=nocite)
-            self._entry_map = dict(self.resolution.entries)
-            self._entry_texts = {}
-            self._resolve_key = key
-            self._bib_keep = self.bibliography  # keeps id() in the key meaningful
+        # the consistency check: what the rendered pages hold (the same as what they were
+        # rendered with, unless another plugin added or removed citations after the reading)
+        self._resolve(order, {u: self.pages[u].sites for u in order})
+        assert self.resolution is not None
         resolution_diagnostics = self._relocated(self.resolution.diagnostics, order)
         self._places = None
         for uri in order:  # before any page is written: the nav shows every page's title
             if uri in self._page_objects:
                 self._fix_titles(self._page_objects[uri], self.pages[uri])
-        self.home = next((u for u in order for scope in self.pages[u].lists
-                          if scope in ("book", "all")), None)
-        if self.home is None and any(self.pages[u].sites for u in order):
+        if self.home is None and s.output == "refbook" and any(self.pages[u].sites for u in order):
             report.log.warning(
                 "no page holds the book's reference list (a '<!-- refbook:bibliography -->' "
                 f"marker outside code), so citations cannot link to their entries; remove the "
@@ -433,26 +809,36 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         data = self.pages.get(page.file.src_uri)
         if data is None or self.resolution is None or page.content is None:
             return context
-        page.content = self._fill(page.content, data, page)
+        content = page.content
+        if data.renumbered or data.rendered_with != self._resolve_key:
+            # the book was resolved again after the page was rendered
+            content = self._refill_citations(content, data, page)
+        page.content = self._relist(content, data, page)
         return context
 
     def _fix_titles(self, page: Page, data: PageData) -> None:
         """A citation in a heading: the toc and the page title show its text, not its source.
 
         MkDocs' titles are HTML that themes insert as it is (nav, toc, ``<title>``, search), and
-        the heading's citation source is in them escaped. It is replaced by the citation's text
-        escaped by ``to_title``, in one pass: a .bib value never becomes markup on every page.
+        they hold the heading's citation as rendered, without its tags (or its source, escaped,
+        when it was left pending). That is replaced by the citation's text escaped by
+        ``to_title``, in one pass: a .bib value never becomes markup on every page.
         """
         assert self.resolution is not None
         by_section: dict[str, dict[str, str]] = {}
-        for site in data.sites:
+        for site, shown in zip(data.sites, data.shown, strict=True):
             ir = self.resolution.citations.get((data.src_uri, site.index))
             if ir is not None:
                 forms = by_section.setdefault(site.section, {})
                 source = site.citation.source
                 # Python-Markdown escapes & < > in text; a theme or plugin may escape quotes too
-                for form in (html.escape(source, quote=False), html.escape(source)):
-                    forms.setdefault(form, to_title(ir))
+                found = [html.escape(source, quote=False), html.escape(source)]
+                if shown is not None:
+                    text = _TAG.sub("", shown)
+                    found += [text, " ".join(text.split())]
+                for form in found:
+                    if form:
+                        forms.setdefault(form, to_title(ir))
         if not by_section:
             return
         patterns = {ident: re.compile("|".join(map(re.escape, sorted(forms, key=len, reverse=True))))
@@ -532,39 +918,36 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
 
         return _PENDING.sub(leftover, output)
 
-    def _fill(self, content: str, data: PageData, page: Page) -> str:
+    def _refill_citations(self, content: str, data: PageData, page: Page) -> str:
+        """The page's citations in the order of the sites, each with its text of now."""
         assert self.resolution is not None
-        res = self.resolution
-        s = self._settings
-        home = self.home
         links = self._links(page)
-        # only the first book-wide list of the home page carries the ids ref-<key>
+        out: list[str] = []
+        last = 0
+        known = [c for c in _rendered_citations(content)
+                 if (c[2] is not None and c[2] < len(data.expected))
+                 or (c[2] is None and find_citations(c[3]))]
+        for index, (start, end, _n, _source) in enumerate(known):
+            ir = self.resolution.citations.get((data.src_uri, index))
+            if ir is not None:
+                out += [content[last:start], citation_html(ir, f"refbook-cite-{index}", links)]
+                last = end
+        return "".join(out) + content[last:]
+
+    def _relist(self, content: str, data: PageData, page: Page) -> str:
+        """The page's lists rendered again: back-links name the pages and sections as rendered."""
         ids_done = False
-        list_index = -1
-        doc = posixpath.splitext(data.src_uri)[0]
+        index = 0
 
-        def token(m: re.Match[str]) -> str:
-            if m.group("kind") == "cite":
-                i = int(m.group("arg"))
-                ir = res.citations.get((data.src_uri, i))
-                if ir is None:
-                    return ""
-                return citation_html(ir, f"refbook-cite-{i}", links)
-            scope = m.group("arg")
-            if scope == "page":
-                keys = {k for site in data.sites for k in site.citation.keys}
-                entries = [(k, v) for k, v in res.entries if k in keys]
-            else:
-                entries = list(res.entries)
-            nonlocal ids_done, list_index
-            with_ids = scope != "page" and data.src_uri == home and not ids_done
-            ids_done = ids_done or with_ids
-            list_index += 1
-            back = self._backlinks(page, [k for k, _ in entries]) if s.backlinks else {}
-            return bibliography_html(entries, home=with_ids, place=(doc, list_index),
-                                     backlinks=back, style=s.style)
+        def region(m: re.Match[str]) -> str:
+            nonlocal ids_done, index
+            body, ids_done = self._list_html(m.group("scope"), data, page, ids_done, index,
+                                             backlinks=True)
+            index += 1
+            again = _LIST_REGION.search(_delimit(body, m.group("scope")))
+            return again.group(0) if again is not None else m.group(0)
 
-        return _TOKEN.sub(token, content)
+        return _LIST_REGION.sub(region, content)
 
     def _backlinks(self, page: Page, keys: Sequence[str]) -> dict[str, BackLinks | None]:
         """The back-links of ``keys`` (the core words them), as seen from ``page``."""

@@ -45,7 +45,8 @@ _LOCATOR_RE = re.compile(rf"{_LOC_WORD}(?:\s*[,&]\s*{_LOC_WORD}(?![A-Za-z]))*")
 
 # A key: starts with a letter, digit or underscore; inner punctuation only between word chars.
 _KEY = r"[\w](?:[\w]|[:.#$%&+?<>~/-](?=[\w]))*"
-_KEY_RE = re.compile(rf"@(?:\{{(?P<braced>[^{{}}]+)\}}|(?P<plain>{_KEY}))")
+# a braced key stays on one line: "@{" and a "}" lines later are no key (and hide no citation)
+_KEY_RE = re.compile(rf"@(?:\{{(?P<braced>[^{{}}\n\r]+)\}}|(?P<plain>{_KEY}))")
 
 
 @dataclass(frozen=True, slots=True)

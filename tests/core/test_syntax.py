@@ -56,3 +56,9 @@ def test_parse_citation_wants_exactly_one(text: str) -> None:
 
 def test_parse_locator_without_comma_is_suffix() -> None:
     assert parse_locator(" and more") == ("", "", " and more")
+
+
+def test_a_braced_key_never_spans_lines() -> None:
+    # found by tests/core/test_fuzz_outputs.py: "@{" and a "}" paragraphs later hid the citation
+    found = find_citations("@{\n\n[@wellformed2020]\n\n}")
+    assert [c.keys for c in found] == [("wellformed2020",)]

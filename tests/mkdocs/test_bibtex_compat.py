@@ -1,0 +1,285 @@
+"""mkdocs-bibtex compatibility: its options, its commands and its output form.
+
+A site written for mkdocs-bibtex is built twice, by mkdocs-bibtex itself (offline: without a
+``csl_file`` it formats with pybtex) and by refbook under the same options: the footnote
+references and the per-page footnote lists have the same structure (ids, numbers, order, back
+references); only the entries' text differs (refbook's style instead of pybtex's "plain"). Every
+other option works or stops the build with a ``PluginError`` that names it, and no command text is
+left in any page.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+import pytest
+import yaml
+from mkdocs.exceptions import PluginError
+
+from tests.mkdocs.conftest import BIB, refbook_warnings
+from tests.mkdocs.test_build import cites, entries
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.mkdocs.conftest import Project
+
+# keys mkdocs-bibtex can cite (its pattern is [\w-]+): no "odd.key:x/y" here
+PAGES = {
+    "index.md": """\
+        # Home
+
+        See [@smith2020a] and [@doe2019; @lee2021]. A note of mine[^mine].
+
+        [^mine]: My own note.
+
+        ```text
+        [@smith2020a] in code stays as written
+        ```
+        """,
+    "chapter.md": """\
+        # Chapter
+
+        ## Part
+
+        Again [@smith2020a], then [@smith2020b].
+
+        \\bibliography
+
+        ## After the list
+
+        No citation here.
+        """,
+    "plain.md": "# Plain\n\nNo citations.\n",
+    "everything.md": "# Everything\n\n\\full_bibliography\n",
+}
+
+
+def _site(root: Path, plugin: str, options: dict[str, Any], **config: Any) -> None:
+    (root / "docs").mkdir(parents=True, exist_ok=True)
+    (root / "refs.bib").write_text(BIB, encoding="utf-8")
+    data: dict[str, Any] = {"site_name": "Compat", "markdown_extensions": ["footnotes"],
+                            "plugins": [{plugin: options}]}
+    data.update(config)
+    (root / "mkdocs.yml").write_text(yaml.safe_dump(data), encoding="utf-8")
+
+
+def _write(root: Path, pages: dict[str, str]) -> None:
+    import textwrap
+
+    for name, text in pages.items():
+        path = root / "docs" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+def _build(root: Path) -> None:
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    cfg = load_config(config_file=str(root / "mkdocs.yml"))
+    cfg.plugins.on_startup(command="build", dirty=False)
+    build(cfg)
+
+
+def _footnote_structure(page: str) -> dict[str, list[str]]:
+    """What the footnotes extension made of the page: references in text order (id, target,
+    number), the list's items (id, back reference)."""
+    refs = re.findall(r'<sup id="([^"]+)"><a class="footnote-ref" href="([^"]+)">(\d+)</a></sup>',
+                      page)
+    items = re.findall(r'<li id="([^"]+)">.*?<a class="footnote-backref" href="([^"]+)"', page,
+                       re.S)
+    return {"refs": [" ".join(r) for r in refs], "items": [" ".join(i) for i in items]}
+
+
+def _text(page: str) -> str:
+    """A page's text outside code."""
+    body = re.sub(r"<(pre|code)\b.*?</\1>", "", page, flags=re.S)
+    return re.sub(r"<[^>]+>", "", body)
+
+
+def test_footnote_output_has_mkdocs_bibtex_structure(tmp_path: Path) -> None:
+    theirs, ours = tmp_path / "bibtex", tmp_path / "refbook"
+    for root, plugin in ((theirs, "bibtex"), (ours, "refbook")):
+        _site(root, plugin, {"bib_file": "refs.bib"})
+        _write(root, {k: v for k, v in PAGES.items() if k != "everything.md"})
+        _build(root)
+    for name in ("index.html", "chapter/index.html", "plain/index.html"):
+        mine = (ours / "site" / name).read_text(encoding="utf-8")
+        theirs_page = (theirs / "site" / name).read_text(encoding="utf-8")
+        assert _footnote_structure(mine) == _footnote_structure(theirs_page), name
+    index = _footnote_structure((ours / "site" / "index.html").read_text(encoding="utf-8"))
+    assert index["refs"] == ["fnref:smith2020a #fn:smith2020a 2", "fnref:doe2019 #fn:doe2019 3",
+                             "fnref:lee2021 #fn:lee2021 4", "fnref:mine #fn:mine 1"]
+    # refbook's entry text (its style), book-wide: the year suffixes come from both pages
+    chapter = (ours / "site" / "chapter" / "index.html").read_text(encoding="utf-8")
+    assert "Smith, John. 2020a. “Alpha Results.”" in chapter
+    assert "Smith, John. 2020b. “Beta Results.”" in chapter
+    # no generated References page: mkdocs-bibtex's form has lists where its commands are
+    assert not (ours / "site" / "references").exists()
+
+
+def test_inline_citations_show_the_entry_text_as_mkdocs_bibtex_does(project: Project) -> None:
+    _site(project.root, "refbook", {"bib_file": "refs.bib"})
+    _write(project.root, {"index.md": "# Home\n\nAs @lee2021 shows, and mail@example.org.\n"})
+    project.build()
+    page = project.html("index.html")
+    assert cites(page) == [("Lee, Kim. 2021. “Linked Things.” Journal of Links, ahead of print. "
+                           "https://doi.org/10.1234/abcd.")]
+    assert "fnref:" not in page
+    assert "mail@example.org" in page
+
+
+def test_enable_inline_citations_false_leaves_bare_keys_as_text(project: Project) -> None:
+    for output in ("footnotes", "refbook"):
+        _site(project.root, "refbook", {"bib_file": "refs.bib", "output": output,
+                                        "enable_inline_citations": False})
+        _write(project.root, {"index.md": "# Home\n\nAs @lee2021 shows [@doe2019].\n"})
+        project.build()
+        page = project.html("index.html")
+        assert "As @lee2021 shows" in page, output
+        assert "lee2021" not in entries(project.html(
+            "index.html" if output == "footnotes" else "references/index.html"))
+
+
+def test_cite_inline_shows_the_citation_text_before_the_footnotes(project: Project) -> None:
+    _site(project.root, "refbook", {"bib_file": "refs.bib", "cite_inline": True})
+    _write(project.root, {"index.md": "# Home\n\nSee [see @doe2019, p. 3; @lee2021].\n"})
+    project.build()
+    page = project.html("index.html")
+    assert cites(page) == ["(see Doe and Roe 2019, 3; Lee 2021)"]
+    assert _footnote_structure(page)["refs"] == ["fnref:doe2019 #fn:doe2019 1",
+                                                 "fnref:lee2021 #fn:lee2021 2"]
+
+
+def test_footnote_format_labels_the_footnotes(project: Project) -> None:
+    _site(project.root, "refbook", {"bib_file": "refs.bib", "footnote_format": "cite-{key}"})
+    _write(project.root, {"index.md": "# Home\n\n[@doe2019]\n"})
+    project.build()
+    assert _footnote_structure(project.html("index.html")) == {
+        "refs": ["fnref:cite-doe2019 #fn:cite-doe2019 1"],
+        "items": ["fn:cite-doe2019 #fnref:cite-doe2019"]}
+
+
+def test_bib_by_default_false_places_lists_only_at_the_command(project: Project) -> None:
+    _site(project.root, "refbook", {"bib_file": "refs.bib", "bib_by_default": False})
+    _write(project.root, {"index.md": "# Home\n\n[@doe2019]\n",
+                          "other.md": "# Other\n\n[@lee2021]\n\n\\bibliography\n"})
+    project.build()
+    # no footnote list on the page: the citation shows its text rather than a dangling "[^key]"
+    index = project.html("index.html")
+    assert cites(index) == ["(Doe and Roe 2019)"]
+    assert "footnote" not in index
+    assert _footnote_structure(project.html("other/index.html"))["items"] == [
+        "fn:lee2021 #fnref:lee2021"]
+
+
+def test_unknown_keys_are_reported_at_their_line_and_shown(
+        project: Project, refbook_log: pytest.LogCaptureFixture) -> None:
+    _site(project.root, "refbook", {"bib_file": "refs.bib"})
+    _write(project.root, {"index.md": "# Home\n\n[@doe2019; @nosuch]\n"})
+    project.build()
+    assert [w.split(" [")[0] for w in refbook_warnings(refbook_log)] == [
+        "docs/index.md:3: error: citation key 'nosuch' is not in any bibliography file"]
+    page = project.html("index.html")
+    assert '<span class="refbook-unresolved" data-key="nosuch">(nosuch?)</span>' in page
+    assert _footnote_structure(page)["refs"] == ["fnref:doe2019 #fn:doe2019 1"]
+
+
+@pytest.mark.parametrize("output", ["footnotes", "refbook"])
+def test_no_command_text_is_left_in_any_page(project: Project, output: str) -> None:
+    options = {"bib_file": "refs.bib", "output": output}
+    _site(project.root, "refbook", options)
+    _write(project.root, PAGES | {
+        "custom.md": "# Custom\n\n[@lee2021]\n\n\\refs\n\n\\allrefs\n",
+        # (mkdocs-bibtex replaces its command in code too, so its list lands in the code block)
+        "code.md": "# Code\n\n[@doe2019]\n\n    \\bibliography in code stays as written\n"})
+    project.build()
+    for path in (project.root / "site").rglob("*.html"):
+        text = _text(path.read_text(encoding="utf-8"))
+        assert "\\bibliography" not in text, path
+        assert "\\full_bibliography" not in text, path
+    everything = project.html("everything/index.html")
+    assert len(entries(everything)) == 6
+    assert "Cited in:" in everything
+    # in code they stay as written
+    assert "\\bibliography in code stays as written" in project.html("code/index.html")
+
+    options |= {"bib_command": "\\refs", "full_bib_command": "\\allrefs"}
+    _site(project.root, "refbook", options)
+    project.build()
+    custom = project.html("custom/index.html")
+    assert "\\refs" not in _text(custom)
+    assert "\\allrefs" not in _text(custom)
+    assert len(entries(custom)) == 6 + (output == "refbook")
+
+
+def test_refbook_output_maps_the_commands_to_its_lists(project: Project) -> None:
+    _site(project.root, "refbook", {"bib_file": "refs.bib", "style": "numeric"})
+    _write(project.root, PAGES)
+    project.build()
+    chapter = project.html("chapter/index.html")
+    assert cites(chapter) == ["[1]", "[4]"]  # numbered in the book's order: index.md first
+    assert 'data-scope="page"' in chapter
+    assert entries(chapter) == ["smith2020a", "smith2020b"]
+    assert "footnote" not in chapter
+    # the full bibliography is the book's list: citations link to it
+    assert 'href="../everything/#ref-smith2020a"' in chapter
+
+
+def test_bib_dir_reads_every_bib_file_below_it(project: Project) -> None:
+    (project.root / "bibs" / "more").mkdir(parents=True)
+    (project.root / "bibs" / "a.bib").write_text(BIB, encoding="utf-8")
+    (project.root / "bibs" / "more" / "b.bib").write_text(
+        "@misc{extra2001,\n  author = {Extra, Eve},\n  title = {More},\n  year = {2001},\n}\n",
+        encoding="utf-8")
+    _site(project.root, "refbook", {"bib_dir": "bibs"})
+    _write(project.root, {"index.md": "# Home\n\n[@extra2001; @doe2019]\n"})
+    project.build()
+    assert _footnote_structure(project.html("index.html"))["items"] == [
+        "fn:extra2001 #fnref:extra2001", "fn:doe2019 #fnref:doe2019"]
+
+
+@pytest.mark.parametrize(("options", "says"), [
+    ({"bib_file": "https://example.org/refs.bib"},
+     (r"'bib_file' is the URL 'https://example.org/refs.bib': refbook reads no network at build "
+     r"time; download it to a file and set bib_file to it")),
+    ({"bib_file": "missing.bib"}, r"'bib_file' names 'missing.bib', which is not a file"),
+    ({"bib_dir": "nowhere"}, r"'bib_dir' names 'nowhere', which is not a folder"),
+    ({"bib_file": "refs.bib", "csl_file": "nature.csl"},
+     r"mkdocs-bibtex's option 'csl_file' is not supported: .* set 'style' \(installed: "),
+    ({"bib_file": "refs.bib", "csl_file_encoding": "utf-8"}, r"'csl_file_encoding' is not supported"),
+    ({"bib_file": "refs.bib", "footnote_format": "cite"}, r"'footnote_format' must hold .*\{key\}"),
+    ({"bib_file": "refs.bib", "style": "numeric", "footnote_format": "x-{key}"},
+     r"'footnote_format' is about footnotes, which only 'output: footnotes'"),
+    ({"bib_file": "refs.bib", "output": "refbook", "cite_inline": False},
+     r"'cite_inline' is about footnotes"),
+    ({"bib_file": "refs.bib", "output": "html"}, r"unknown 'output' 'html'"),
+    ({"bib_file": "refs.bib", "bib_by_default": True, "per_page_lists": False},
+     r"'bib_by_default' \(mkdocs-bibtex\) and 'per_page_lists' say different things"),
+    ({"bib_file": "refs.bib", "bib_command": "\\refs", "full_bib_command": "\\refs"},
+     r"'bib_command' and 'full_bib_command' must differ"),
+    ({}, r"'bib_files' needs at least one .bib file"),
+])
+def test_unusable_mkdocs_bibtex_options_stop_the_build_naming_the_option(
+        project: Project, options: dict[str, Any], says: str) -> None:
+    from mkdocs.config import load_config
+
+    _site(project.root, "refbook", options)
+    cfg = load_config(config_file=str(project.root / "mkdocs.yml"))
+    with pytest.raises(PluginError, match=says):
+        cfg.plugins.on_config(cfg)
+
+
+def test_every_option_of_mkdocs_bibtex_is_known(project: Project) -> None:
+    """Each option of mkdocs-bibtex's config class is one of ours (so none is ignored)."""
+    from mkdocs_bibtex.config import BibTexConfig
+
+    from mkdocs_refbook.options import BIBTEX_OPTIONS, OPTIONS
+
+    theirs = {name for name in vars(BibTexConfig) if not name.startswith("_")}
+    ours = {o.name for o in OPTIONS}
+    assert theirs <= ours
+    assert theirs <= BIBTEX_OPTIONS
+    assert BIBTEX_OPTIONS - theirs == {"cite_inline"}  # mkdocs-bibtex 2.x
