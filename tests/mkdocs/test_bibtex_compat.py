@@ -221,7 +221,7 @@ def test_refbook_output_maps_the_commands_to_its_lists(project: Project) -> None
     project.build()
     chapter = project.html("chapter/index.html")
     assert cites(chapter) == ["[1]", "[4]"]  # numbered in the book's order: index.md first
-    assert 'data-scope="page"' in chapter
+    assert "<!--refbook-list:page-->" in chapter  # \bibliography is the page's list
     assert entries(chapter) == ["smith2020a", "smith2020b"]
     assert "footnote" not in chapter
     # the full bibliography is the book's list: citations link to it

@@ -153,3 +153,29 @@ def test_collecting_a_page_stays_linear_in_its_headings_and_citations() -> None:
     small, double, quadruple = cost(1500), cost(3000), cost(6000)
     assert double / small <= 3
     assert quadruple / double <= 3
+
+
+def test_every_list_keeps_its_ids_and_gets_the_core_s_back_links(project: Project) -> None:
+    # the ids a neighbour sees while the page renders are the written ones; the home page's
+    # first book-wide list holds ref-<key>, every other list ref-<key>-<page>-<n>; back-links
+    # (the core's wording) are added to every list once every page is rendered
+    project.page("index.md", "# Home\n\n[@smith2020a]\n\n<!-- refbook:bibliography -->\n\n"
+                             "<!-- refbook:bibliography -->\n")
+    project.page("chapter.md", "# Chapter\n\n## Part [@lee2021]\n\nText.\n\n"
+                               "<!-- refbook:bibliography page -->\n")
+    probe = Probe()
+    _build(project, ("probe", probe))
+    ids = re.compile(r'<p class="csl-entry refbook-entry" id="([^"]*)"')
+    written = {"index.md": project.html("index.html"),
+               "chapter.md": project.html("chapter/index.html")}
+    assert ids.findall(written["index.md"]) == [
+        "ref-lee2021", "ref-smith2020a", "ref-lee2021-index-1", "ref-smith2020a-index-1"]
+    assert ids.findall(written["chapter.md"]) == ["ref-lee2021-chapter-0"]
+    for uri, text in written.items():
+        assert ids.findall(probe.seen[uri]["content"]) == ids.findall(text), uri
+        assert "refbook-backlinks" not in probe.seen[uri]["content"], uri
+    backlinks = [re.sub(r"<[^>]+>", "", b) for b in re.findall(
+        r'<span class="refbook-backlinks">(.*?)</span>', written["index.md"])]
+    assert backlinks == ["Cited in: Chapter › Part (Lee 2021).", "Cited in: Home."] * 2
+    assert re.findall(r'<span class="refbook-backlinks">(.*?)</span>', written["chapter.md"]) == [
+        'Cited in: <a href="#refbook-cite-0">Chapter › Part (Lee 2021)</a>.']

@@ -151,8 +151,8 @@ def test_every_citation_is_resolved_and_the_lists_are_there(
                                "smith2020a", "smith2020b"]
     backlinks = [re.sub(r"<[^>]+>", "", b) for b in
                  re.findall(r'<span class="refbook-backlinks">(.*?)</span>', listed)]
-    assert backlinks == ["Cited in: Home", "Cited in: First post", "Cited in: Home",
-                         "Cited in: API › answer"]
+    assert backlinks == ["Cited in: Home.", "Cited in: First post.", "Cited in: Home.",
+                         "Cited in: API › answer."]
     for path in out.rglob("*.html"):
         # (mkdocstrings shows the module's source: code keeps the citation as written)
         text = re.sub(r"<pre\b.*?</pre>", "", path.read_text(encoding="utf-8"), flags=re.S)
