@@ -1,10 +1,11 @@
 """Resolved IR → the HTML MkDocs pages show: linked citations, reference lists, back-links.
 
-Where it sits: the end of the MkDocs flow, after the book is resolved (``on_env``). Every value is
-escaped by ``refbook.render.html``; the reference list's structure and back-links are the core's
-(``refbook.render.reference_list``). This module writes them as HTML and adds relative links
-between pages and ``title`` tooltips. The plugin passes in where things live as plain data
-(:class:`Links`), never MkDocs objects.
+Where it sits: after the book is resolved (``on_nav``, again in ``on_env`` if a plugin changed
+citations): citations and lists are written while Markdown becomes HTML, lists again with their
+back-links in ``on_page_context``. Every value is escaped by ``refbook.render.html``; the reference
+list's structure and back-links are the core's (``refbook.render.reference_list``). This module
+writes them as HTML and adds relative links between pages and ``title`` tooltips. The plugin passes
+in where things live as plain data (:class:`Links`), never MkDocs objects.
 """
 
 from __future__ import annotations
