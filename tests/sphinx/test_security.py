@@ -8,6 +8,7 @@ the entries' markup as text. Every HTML file and the search index are parsed.
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING
 
 from tests.hostile import AUTHOR_TEXT, HOSTILE_BIB, html_texts, markup_problems
@@ -102,3 +103,24 @@ def test_hostile_entries_in_titles_captions_admonitions_and_tables(
     assert f"R ({AUTHOR_TEXT} 2020)¶" in html_texts(index_html, "h2")
     assert any(t.startswith(f"{AUTHOR_TEXT}. 2020.") for t in html_texts(index_html, "p",
                                                                           **{"class": "refbook-entry"}))
+
+
+def test_a_key_that_looks_like_python_is_only_a_key(tmp_path: Path,
+                                                    build: Callable[..., Built]) -> None:
+    """A cited key is never evaluated: a key starting with ``(`` used to be read as a Python
+    literal, and 6 kB of ``(1+1+…)`` crashed the build with a RecursionError."""
+    deep = "(" + "1+" * 3000 + "1)"
+    (tmp_path / "conf.py").write_text(
+        'extensions = ["sphinx_refbook"]\nrefbook_bibfiles = ["refs.bib"]\n', encoding="utf-8")
+    (tmp_path / "refs.bib").write_text("@book{a, author = {Ann, A}, title = {T}, year = {2000}}\n",
+                                       encoding="utf-8")
+    (tmp_path / "index.rst").write_text(
+        f"Home\n====\n\nDeep :cite:p:`{deep}`, narrative :cite:t:`(a)`, real :cite:p:`a`.\n",
+        encoding="utf-8")
+    built = build(tmp_path, "html")
+    unknown = re.findall(r"citation key (.*?) is not in any bibliography file", built.warnings)
+    assert unknown == [repr(deep), repr("(a)")]
+    page = built.read("index.html")
+    assert page.count('href="#ref-a"') == 1  # the real citation only
+    assert html_texts(page, "span", **{"class": "refbook-unknown"}) == [
+        f"{deep}?", "(a)?"]
