@@ -120,6 +120,47 @@ def test_a_pipe_or_device_under_a_cache_name_is_a_miss_not_a_hang(tmp_path: Path
     assert found == [None, None]
 
 
+def test_a_huge_file_under_a_cache_name_is_a_miss_not_a_crash(tmp_path: Path,
+                                                               bib_file: Path) -> None:
+    """A sparse 64 GiB file (no disk used) planted at the parse cache's name: it was read in
+    one go, a MemoryError traceback in ``refbook render`` (or, with the memory, gigabytes read
+    and hashed). The child process may use 2 GiB of address space, so this cannot exhaust the
+    machine either way."""
+    cache = tmp_path / "cache"
+    env = {**os.environ, bibcache.CACHE_DIR_ENV: str(cache)}
+    command = [sys.executable, "-m", "refbook.cli", "render", str(bib_file)]
+
+    def limited() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    first = subprocess.run(command, env=env, capture_output=True, text=True, check=True,
+                           timeout=120).stdout
+    [cached] = cache.glob("*.pickle")
+    cached.unlink()
+    with cached.open("wb") as fh:
+        fh.truncate(64 << 30)
+    r = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120,
+                       check=False, preexec_fn=limited)
+    assert (r.returncode, r.stderr, r.stdout) == (0, "", first)
+    # the miss was written again, sealed, in its place
+    assert cached.stat().st_size < 1 << 20
+    assert cached.read_bytes().startswith(b"refbook-sealed-1\n")
+
+
+def test_files_over_the_size_bound_are_neither_read_nor_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "c.pickle"
+    assert sealed.dump(list(range(100)), path)
+    size = path.stat().st_size
+    monkeypatch.setattr(sealed, "MAX_BYTES", size - 1)
+    assert sealed.load(path) is None
+    assert not sealed.dump(list(range(100)), tmp_path / "d.pickle")
+    monkeypatch.setattr(sealed, "MAX_BYTES", size)
+    assert sealed.load(path) == list(range(100))
+
+
 def test_a_file_sealed_with_key_a_is_a_miss_with_key_b(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "c.pickle"
