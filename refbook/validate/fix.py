@@ -20,7 +20,8 @@ would read differently, nothing is written.
 How: the new text is built in one pass from the sorted spans (linear time), written to a
 temporary file in the same folder, flushed to disk, then renamed over the file; the mode (and
 the owner when permitted) is kept, line ends are kept as written, and a symbolic link stays a
-link (its target is rewritten). Any failure leaves the file as it was and becomes a
+link (its target is rewritten). A file with several hard links is left alone (a new file would
+part it from its other names). Any failure leaves the file as it was and becomes a
 ``refbook.file`` diagnostic.
 """
 
@@ -298,6 +299,15 @@ def _replace(path: Path, old: bytes, new: bytes) -> Diagnostic | None:
         return _problem(path, f"--fix left {path} as it was: the file is read-only",
                         "make it writable (chmod u+w) and run `refbook check --fix` again, "
                         "or apply the fixes by hand")
+    if st.st_nlink > 1:
+        # The rename gives this name a new file; the other names would keep the old one.
+        return _problem(path, f"--fix left {path} as it was: the file has {st.st_nlink} names "
+                              "(hard links), and a fixed copy would leave the other names with "
+                              "the old text",
+                        "apply the fixes by hand (editing in place keeps the links), or, if the "
+                        "other names should keep the old text, give this one its own copy "
+                        f"(cp {target} {target}.new && mv {target}.new {target}) and run "
+                        "`refbook check --fix` again")
     tmp = ""
     try:
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")

@@ -218,6 +218,28 @@ def test_a_read_only_file_is_a_diagnostic(
     assert stat.S_IMODE(p.stat().st_mode) == 0o444
 
 
+def test_a_file_with_hard_links_is_a_diagnostic(tmp_path: Path) -> None:
+    """A rename gives the name a new file: the other names of a hard-linked .bib (another
+    project's copy) silently kept the old text. Such a file is left alone and reported."""
+    p = tmp_path / "refs.bib"
+    p.write_text(ENTRY, encoding="utf-8")
+    other = tmp_path / "other" / "refs.bib"
+    other.parent.mkdir()
+    os.link(p, other)
+    [d] = fix_file(p).diagnostics
+    assert d.code is Code.FILE
+    assert d.message == (f"--fix left {p} as it was: the file has 2 names (hard links), and "
+                         "a fixed copy would leave the other names with the old text")
+    assert "cp " in d.hint
+    assert p.read_text(encoding="utf-8") == other.read_text(encoding="utf-8") == ENTRY
+    assert os.path.samefile(p, other)
+    assert _files(tmp_path) == ["other", "refs.bib"]
+    # given its own copy, it is fixed
+    other.unlink()
+    assert fix_file(p).diagnostics == ()
+    assert p.read_text(encoding="utf-8") == ENTRY_FIXED
+
+
 def test_a_read_only_folder_is_a_diagnostic(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "ro"
