@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code, Diagnostic
 from refbook.models import Location
-from refbook.readers.bibtex import MONTH_MACROS, parse_bibtex, parse_with_spans
+from refbook.readers.bibtex import MONTH_MACROS, parse_with_spans
 from refbook.validate.identifiers import DOI_PREFIX, SCHEME_TWICE, TEXT_FIELDS
 from refbook.validate.values import SINGLE_DASH
 
@@ -58,12 +58,15 @@ _CRLF = re.compile(r"\r\n")
 @dataclass(frozen=True, slots=True)
 class FileFix:
     """What fixing one file did: ``(line, what)`` per change made (none when nothing was
-    written), the problems that kept it from writing, and the file's ``@string`` definitions
-    (visible in the files after it, as in BibTeX)."""
+    written), the problems that kept it from writing, the file's ``@string`` definitions
+    (visible in the files after it, as in BibTeX), and a note when it was left alone on
+    purpose."""
 
     changes: tuple[tuple[int, str], ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
     strings: tuple[tuple[str, str], ...] = ()
+    #: why fixable defects were left on purpose ("" when none were)
+    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +246,8 @@ def fix_files(paths: Iterable[str]) -> FixReport:
             continue
         result = fix_file(Path(name), macros)
         fixed.extend(f"{name}:{line}: fixed: {what}" for line, what in result.changes)
+        if result.note:
+            notes.append(f"{name}: not fixed: {result.note}")
         diagnostics.extend(result.diagnostics)
         for macro, value in result.strings:
             macros[macro.lower()] = value
@@ -253,7 +258,7 @@ def fix_file(path: Path, macros: Mapping[str, str] | None = None) -> FileFix:
     """Fix ``path`` (only when something changes) by replacing it atomically.
 
     A file that cannot be read, or is not UTF-8, is left alone with no diagnostic (the reader
-    reports it); one that cannot be written is left as it was, with a ``refbook.file``
+    reports it; a note says what was not fixed); one that cannot be written is left as it was, with a ``refbook.file``
     diagnostic.
     """
     try:
@@ -263,9 +268,12 @@ def fix_file(path: Path, macros: Mapping[str, str] | None = None) -> FileFix:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        # Never rewrite a file we cannot round-trip; its macros still count for later files.
-        read = parse_bibtex(data.decode("latin-1"), str(path), macros=macros)
-        return FileFix(strings=read.strings)
+        # Never rewrite a file we cannot round-trip; its macros still count for later files,
+        # and the report's "--fix does this" hints need a word on why it did not.
+        found = _fix(data.decode("latin-1"), str(path), macros or {})
+        note = (f"{len(found.changes)} fixable defect(s), but --fix rewrites only UTF-8 files "
+                "(save it as UTF-8 and run it again)") if found.changes else ""
+        return FileFix(strings=found.strings, note=note)
     fixed = _fix(text, str(path), macros or {})
     if fixed.problem:
         return FileFix((), (_problem(

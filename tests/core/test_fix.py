@@ -97,6 +97,24 @@ def test_a_non_bib_file_is_never_rewritten(
     assert bib.read_text(encoding="utf-8") == ENTRY_FIXED
 
 
+def test_a_file_that_is_not_utf8_is_not_fixed_and_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Never rewritten (it would not round-trip), but --fix used to pass it over in silence
+    while the report's hints said "refbook check --fix does this"."""
+    p = tmp_path / "refs.bib"
+    body = ENTRY.replace("@article{a,", "@article{a,\n  author = {M\u00fcller, Hans},").encode(
+        "latin-1")
+    p.write_bytes(body)
+    clean = tmp_path / "clean.bib"
+    clean.write_bytes("@misc{b, author = {M\u00fcller, Hans}}\n".encode("latin-1"))
+    main(["check", str(p), str(clean), "--fix"])
+    err = capsys.readouterr().err
+    assert p.read_bytes() == body
+    assert err.splitlines() == [
+        (f"{p}: not fixed: 3 fixable defect(s), but --fix rewrites only UTF-8 files "
+         "(save it as UTF-8 and run it again)")]
+
+
 # -- how it writes -----------------------------------------------------------------------------
 
 
