@@ -251,7 +251,9 @@ def _read_key(path: Path) -> bytes | None:
     """The key in ``path``, or ``None`` if it is not usable; raises ``FileNotFoundError`` if
     there is no such file."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        # O_NONBLOCK: a named pipe under this name is refused below instead of waiting for a
+        # writer (it does nothing to a regular file)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise
     except OSError:

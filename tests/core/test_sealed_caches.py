@@ -237,6 +237,21 @@ def test_no_writable_home_means_a_key_of_this_process(tmp_path: Path, key_home: 
     assert sealed.load(path) is None       # a new process: a miss
 
 
+def test_a_pipe_at_the_key_file_name_is_a_key_of_this_process_not_a_hang(
+        key_home: Path) -> None:
+    """Opening a named pipe waits for a writer: one planted as the key file blocked the build
+    for good (in a new process, so that a hang cannot take this one's lock with it)."""
+    (key_home / "refbook").mkdir(parents=True, mode=0o700)
+    os.mkfifo(key_home / "refbook" / "cache-key", 0o600)
+    script = ("from refbook import sealed; "
+              "print(sealed.cache_key() == sealed._per_process())")
+    env = {k: v for k, v in os.environ.items() if k != sealed.KEY_ENV}
+    env["XDG_CONFIG_HOME"] = str(key_home)
+    r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                       timeout=30, check=False)
+    assert (r.stdout, r.stderr) == ("True\n", "")
+
+
 def test_a_relative_xdg_config_home_is_ignored(tmp_path: Path, key_home: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", "relative/config")
