@@ -11,7 +11,15 @@ import json
 import re
 from typing import TYPE_CHECKING
 
-from tests.hostile import AUTHOR_TEXT, HOSTILE_BIB, html_texts, markup_problems
+from tests.hostile import (
+    AUTHOR_TEXT,
+    HOSTILE_BIB,
+    HOSTILE_KEYS,
+    HOSTILE_KEYS_BIB,
+    attribute_values,
+    html_texts,
+    markup_problems,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -124,3 +132,22 @@ def test_a_key_that_looks_like_python_is_only_a_key(tmp_path: Path,
     assert page.count('href="#ref-a"') == 1  # the real citation only
     assert html_texts(page, "span", **{"class": "refbook-unknown"}) == [
         f"{deep}?", "(a)?"]
+
+
+def test_hostile_keys_in_anchors_links_and_markers(tmp_path: Path,
+                                                   build: Callable[..., Built]) -> None:
+    """Keys reach ids, hrefs and the unknown-key marker as attribute values or text."""
+    unknown = 'u"><svg/onload=alert(22)>'
+    roles = " ".join(":cite:p:`" + k.replace("`", "\\`") + "`" for k in (*HOSTILE_KEYS, unknown))
+    (tmp_path / "conf.py").write_text(
+        'extensions = ["sphinx_refbook"]\nrefbook_bibfiles = ["refs.bib"]\n', encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(HOSTILE_KEYS_BIB, encoding="utf-8")
+    (tmp_path / "index.rst").write_text(f"Home\n====\n\nText {roles}.\n", encoding="utf-8")
+    built = build(tmp_path, "html")
+    page = built.read("index.html")
+    assert markup_problems(page, "index.html") == []
+    assert [v for v in attribute_values(page, "id") if v.startswith("ref-")] == [
+        f"ref-{k}" for k in HOSTILE_KEYS]
+    assert sorted({v for v in attribute_values(page, "href") if v.startswith("#ref-")}) == sorted(
+        f"#ref-{k}" for k in HOSTILE_KEYS)
+    assert html_texts(page, "span", **{"class": "refbook-unknown"}) == [f"{unknown}?"]
