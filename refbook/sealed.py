@@ -32,7 +32,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["KEY_ENV", "cache_key", "dump", "key_file", "load", "seal", "unseal"]
+__all__ = ["KEY_ENV", "MAX_BYTES", "cache_key", "dump", "key_file", "load", "seal", "unseal"]
 
 #: Environment variable holding the cache key (any non-empty string; a long random secret).
 KEY_ENV = "REFBOOK_CACHE_KEY"
@@ -42,6 +42,11 @@ KEY_ENV = "REFBOOK_CACHE_KEY"
 _MAGIC = b"refbook-sealed-1\n"
 _TAG = hashlib.sha256().digest_size
 _HEADER = len(_MAGIC) + _TAG
+
+#: The largest cache file read or written. refbook's own files are far smaller (a parse is about
+#: the size of its ``.bib``); a bigger file under a cache name was planted, and reading it would
+#: take the memory (a sparse file of terabytes costs no disk) before the tag could reject it.
+MAX_BYTES = 1 << 30
 
 _lock = threading.Lock()
 _process_key: bytes | None = None
@@ -99,7 +104,8 @@ def unseal(blob: bytes | memoryview, *, label: str = "",
 def load(path: Path) -> object | None:
     """The object :func:`dump` stored at ``path``, or ``None``: missing, unreadable, not sealed
     with this key under this name, or not unpicklable. The file is read once, and nothing in it
-    is unpickled before its tag is verified. (``None`` is never a stored value.)"""
+    is unpickled before its tag is verified; a file over :data:`MAX_BYTES` is not read.
+    (``None`` is never a stored value.)"""
     blob = _read_regular(path)
     if blob is None:
         return None
@@ -123,6 +129,8 @@ def dump(value: object, path: Path) -> bool:
         data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # unpicklable (or too deep): nothing to cache
         return False
+    if _HEADER + len(data) > MAX_BYTES:  # load would refuse it
+        return False
     folder = path.parent
     tag = _tag(cache_key(folder), path.name, data)
     try:
@@ -144,17 +152,25 @@ def dump(value: object, path: Path) -> bool:
 
 
 def _read_regular(path: Path) -> bytes | None:
-    """The bytes of ``path`` if it is a regular file. A named pipe or a device planted under a
-    cache file's name would block the build or never end: without waiting for a writer
-    (``O_NONBLOCK`` does nothing to a regular file), such a file is a miss."""
+    """The bytes of ``path`` if it is a regular file of at most :data:`MAX_BYTES`. A named pipe
+    or a device planted under a cache file's name would block the build or never end: without
+    waiting for a writer (``O_NONBLOCK`` does nothing to a regular file), such a file is a
+    miss. So is a bigger file, judged by its size before reading (and by what a read returns,
+    for a file that grows meanwhile or claims a size of 0)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError:
         return None
     try:
         with os.fdopen(fd, "rb") as fh:
-            return fh.read() if stat.S_ISREG(os.fstat(fh.fileno()).st_mode) else None
-    except OSError:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES:
+                return None
+            # refbook replaces its files by renaming: one that reads longer than it said it
+            # was is not one of them
+            data = fh.read(st.st_size + 1)
+            return data if len(data) <= st.st_size else None
+    except (OSError, MemoryError):
         return None
 
 
@@ -235,7 +251,9 @@ def _read_key(path: Path) -> bytes | None:
     """The key in ``path``, or ``None`` if it is not usable; raises ``FileNotFoundError`` if
     there is no such file."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        # O_NONBLOCK: a named pipe under this name is refused below instead of waiting for a
+        # writer (it does nothing to a regular file)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise
     except OSError:

@@ -7,7 +7,6 @@ references (``refbook.render.safe_url``); quotes become typographic quotes.
 
 from __future__ import annotations
 
-import ast
 from typing import TYPE_CHECKING
 
 from docutils import nodes
@@ -30,28 +29,9 @@ _ELEMENTS: dict[str, type[nodes.TextElement]] = {
 
 
 def item_key(span: Span) -> str:
-    """The entry key of a ``cite-item`` span (the core writes ``"('key', 'mode')"`` there)."""
-    raw = span.key
-    if raw.startswith("("):
-        try:
-            value = ast.literal_eval(raw)
-        except (ValueError, SyntaxError):
-            return raw
-        if isinstance(value, tuple) and value and isinstance(value[0], str):
-            return value[0]
-    return raw
-
-
-def item_mode(span: Span) -> str:
-    raw = span.key
-    if raw.startswith("("):
-        try:
-            value = ast.literal_eval(raw)
-        except (ValueError, SyntaxError):
-            return "normal"
-        if isinstance(value, tuple) and len(value) > 1 and isinstance(value[1], str):
-            return value[1]
-    return "normal"
+    """The entry key of a ``cite-item`` span: the key as cited, never parsed (a cited key is
+    page text, and one like ``(1+1+…)`` or ``('a', 'x')`` is only an odd key)."""
+    return span.key
 
 
 def to_nodes(ir: Inlines, on_item: Callable[[Span, list[nodes.Node]], list[nodes.Node]] | None = None,

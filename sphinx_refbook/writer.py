@@ -30,7 +30,7 @@ from sphinx_refbook.book import cite_anchor
 from sphinx_refbook.config import settings
 from sphinx_refbook.domain import domain_of
 from sphinx_refbook.nodes import bibliography_node, citation_node
-from sphinx_refbook.render import item_key, item_mode, to_nodes
+from sphinx_refbook.render import item_key, to_nodes
 
 if TYPE_CHECKING:
     from refbook.ir import Inline, Inlines
@@ -209,8 +209,6 @@ def _author_spans(ir: Inlines) -> list[Span]:
     key: the first item of each run of one key is its author part.
     """
     items = [n for n in ir if isinstance(n, Span) and n.role == "cite-item"]
-    if any(item_mode(n) != "normal" for n in items):  # the core says which part is which
-        return [n for n in items if item_mode(n) == "author-only" or not n.key.startswith("(")]
     out: list[Span] = []
     previous = None
     for n in items:

@@ -36,6 +36,14 @@ HOSTILE_BIB = r"""
 }
 """
 
+#: keys a .bib accepts (no space, comma, brace, parenthesis, "=", "%", "#" or '"'), each trying
+#: to close an attribute or open a script; ``alert`…``` needs no parentheses
+HOSTILE_KEYS = ("k<script>alert`16`</script>", "q'><script>alert`17`</script>",
+                "a&b<!--", "x</title><script>alert`18`</script>")
+HOSTILE_KEYS_BIB = "".join(
+    f"@book{{{key},\n  author = {{Doe{i}, Jane}},\n  title = {{T{i}}},\n  year = {{2020}},\n}}\n"
+    for i, key in enumerate(HOSTILE_KEYS))
+
 #: event-handler attributes the payloads try to create
 DATA_HANDLERS = frozenset({"onerror", "onmouseover", "onload", "onfocus"})
 #: the text of the first payload, which titles must show as text
@@ -87,7 +95,7 @@ def markup_problems(text: str, where: str) -> list[str]:
                     (value or "").strip().lower().startswith("javascript:")):
                 problems.append(f"{where}: <{tag} {name}={value!r}>")
     problems += [f"{where}: <{tag}> holding {data[:80]!r}" for tag, data in scan.raw
-                 if "alert(" in data or "*{}" in data]
+                 if "alert(" in data or "alert`" in data or "*{}" in data]
     return problems
 
 
@@ -137,3 +145,11 @@ def html_texts(text: str, tag: str, **attrs: str) -> list[str]:
     p.close()
     # without the invisible word joiners refbook puts after each "<" of a title
     return [" ".join(s.replace("\u2060", "").split()) for s in p.out]
+
+
+def attribute_values(text: str, name: str) -> list[str]:
+    """Every value of attribute ``name`` in ``text``, as a browser reads it (unescaped)."""
+    scan = _Scan()
+    scan.feed(text)
+    scan.close()
+    return [v or "" for _, attrs in scan.tags for n, v in attrs if n == name]

@@ -3,9 +3,9 @@
 Bibliography text is untrusted, so each entry is one line of inline text that CommonMark,
 Python-Markdown (with its usual extensions) and Pandoc all read as one paragraph holding the same
 text: a line break in a value (``\\\\``, ``\\newline``) becomes a space, so nothing a value holds
-can start a heading, list, quote, code block, table or HTML block; markup characters are escaped;
-only http(s) links are links, with a percent-encoded destination (a space or a quote in a URL
-never starts a link title).
+can start a heading, list, quote, code block, table, HTML block or link reference definition;
+markup characters are escaped; only http(s) links are links, with a percent-encoded destination
+(a space or a quote in a URL never starts a link title).
 """
 
 from __future__ import annotations
@@ -29,11 +29,12 @@ _SPECIAL = re.compile("[" + re.escape("".join(_ESCAPES)) + "]")
 # is where block syntax starts); no-break spaces are kept
 _BREAKS = re.compile("[\x00-\x20\x7f-\x9f\u2028\u2029]+")
 # what makes the start of a line a block: list markers (1. 1) a) iv.), a dash, plus or bang
-# (list, rule, front matter, admonition), a colon (definition), a percent sign (Pandoc title),
+# (list, rule, front matter, admonition), a dot ("..." ends Python-Markdown's meta-data at the
+# top of a page, and the line with it), a colon (definition), a percent sign (Pandoc title),
 # and "key:" (MultiMarkdown meta-data, which MkDocs reads at the top of a page)
 _BLOCK_START = re.compile(
     r"^(?:(?:[0-9]+|[A-Za-z]|[ivxlcdmIVXLCDM]+)(?P<delim>[.)])(?= |$)"
-    r"|(?P<mark>[-+!])|(?P<entity>[:%])|[A-Za-z0-9_-]+(?P<colon>:))")
+    r"|(?P<mark>[-+!.])|(?P<entity>[:%])|[A-Za-z0-9_-]+(?P<colon>:))")
 # what cannot follow an opening or precede a closing emphasis mark
 _SPACES = " \u00a0"
 _MARKS = {"emph": "*", "strong": "**", "code": "", "nocase": "", "smallcaps": "",
@@ -59,6 +60,9 @@ def to_markdown(nodes: Inlines) -> str:
     _walk(nodes, out, 0)
     # parsers trim a paragraph, no-break spaces too
     line = _BREAKS.sub(" ", "".join(out)).strip()
+    # "]:" after a link's "[" at the start is a link reference definition to Python-Markdown
+    # (its label may hold "\]"), which would swallow the entry: the colon becomes a reference
+    line = line.replace("]:", "]&#58;")
     return _BLOCK_START.sub(_neutral_start, line, count=1)
 
 

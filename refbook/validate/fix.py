@@ -20,7 +20,8 @@ would read differently, nothing is written.
 How: the new text is built in one pass from the sorted spans (linear time), written to a
 temporary file in the same folder, flushed to disk, then renamed over the file; the mode (and
 the owner when permitted) is kept, line ends are kept as written, and a symbolic link stays a
-link (its target is rewritten). Any failure leaves the file as it was and becomes a
+link (its target is rewritten). A file with several hard links is left alone (a new file would
+part it from its other names). Any failure leaves the file as it was and becomes a
 ``refbook.file`` diagnostic.
 """
 
@@ -37,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code, Diagnostic
 from refbook.models import Location
-from refbook.readers.bibtex import MONTH_MACROS, parse_bibtex, parse_with_spans
+from refbook.readers.bibtex import MONTH_MACROS, parse_with_spans
 from refbook.validate.identifiers import DOI_PREFIX, SCHEME_TWICE, TEXT_FIELDS
 from refbook.validate.values import SINGLE_DASH
 
@@ -57,12 +58,15 @@ _CRLF = re.compile(r"\r\n")
 @dataclass(frozen=True, slots=True)
 class FileFix:
     """What fixing one file did: ``(line, what)`` per change made (none when nothing was
-    written), the problems that kept it from writing, and the file's ``@string`` definitions
-    (visible in the files after it, as in BibTeX)."""
+    written), the problems that kept it from writing, the file's ``@string`` definitions
+    (visible in the files after it, as in BibTeX), and a note when it was left alone on
+    purpose."""
 
     changes: tuple[tuple[int, str], ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
     strings: tuple[tuple[str, str], ...] = ()
+    #: why fixable defects were left on purpose ("" when none were)
+    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +246,8 @@ def fix_files(paths: Iterable[str]) -> FixReport:
             continue
         result = fix_file(Path(name), macros)
         fixed.extend(f"{name}:{line}: fixed: {what}" for line, what in result.changes)
+        if result.note:
+            notes.append(f"{name}: not fixed: {result.note}")
         diagnostics.extend(result.diagnostics)
         for macro, value in result.strings:
             macros[macro.lower()] = value
@@ -252,7 +258,7 @@ def fix_file(path: Path, macros: Mapping[str, str] | None = None) -> FileFix:
     """Fix ``path`` (only when something changes) by replacing it atomically.
 
     A file that cannot be read, or is not UTF-8, is left alone with no diagnostic (the reader
-    reports it); one that cannot be written is left as it was, with a ``refbook.file``
+    reports it; a note says what was not fixed); one that cannot be written is left as it was, with a ``refbook.file``
     diagnostic.
     """
     try:
@@ -262,9 +268,12 @@ def fix_file(path: Path, macros: Mapping[str, str] | None = None) -> FileFix:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        # Never rewrite a file we cannot round-trip; its macros still count for later files.
-        read = parse_bibtex(data.decode("latin-1"), str(path), macros=macros)
-        return FileFix(strings=read.strings)
+        # Never rewrite a file we cannot round-trip; its macros still count for later files,
+        # and the report's "--fix does this" hints need a word on why it did not.
+        found = _fix(data.decode("latin-1"), str(path), macros or {})
+        note = (f"{len(found.changes)} fixable defect(s), but --fix rewrites only UTF-8 files "
+                "(save it as UTF-8 and run it again)") if found.changes else ""
+        return FileFix(strings=found.strings, note=note)
     fixed = _fix(text, str(path), macros or {})
     if fixed.problem:
         return FileFix((), (_problem(
@@ -298,6 +307,15 @@ def _replace(path: Path, old: bytes, new: bytes) -> Diagnostic | None:
         return _problem(path, f"--fix left {path} as it was: the file is read-only",
                         "make it writable (chmod u+w) and run `refbook check --fix` again, "
                         "or apply the fixes by hand")
+    if st.st_nlink > 1:
+        # The rename gives this name a new file; the other names would keep the old one.
+        return _problem(path, f"--fix left {path} as it was: the file has {st.st_nlink} names "
+                              "(hard links), and a fixed copy would leave the other names with "
+                              "the old text",
+                        "apply the fixes by hand (editing in place keeps the links), or, if the "
+                        "other names should keep the old text, give this one its own copy "
+                        f"(cp {target} {target}.new && mv {target}.new {target}) and run "
+                        "`refbook check --fix` again")
     tmp = ""
     try:
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")

@@ -223,6 +223,49 @@ def test_markdown_of_any_text_is_one_paragraph_of_that_text(ir: Inlines) -> None
     _check_markdown(md, [ir])
 
 
+def test_an_entry_opening_with_a_link_is_never_a_link_reference_definition(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A title-only ``@standard`` whose title is a link with the text ``]: gone`` renders as
+    ``[\\]: gone](https://…).``, which Python-Markdown took for the definition of the
+    reference ``[\\]`` (to the URL ``gone](https://…).``): the entry vanished from the page."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@standard{a, title = {\\href{https://x.example/a}{]: gone}}}\n"
+                   "@legislation{b, title = {\\href{https://x.example/b}{x]:y}}}\n",
+                   encoding="utf-8")
+    from refbook.items import items_for
+    from refbook.readers import read_bibliography
+    from refbook.registry import Registry
+
+    book = read_bibliography([str(bib)])
+    res = Registry().resolve(book, items_for(book), "chicago-author-date", nocite=["*"])
+    entries = [ir for _, ir in res.entries]
+    assert [to_markdown(ir)[:1] for ir in entries] == ["[", "["]  # a link opens each entry
+    capsys.readouterr()
+    assert main(["render", str(bib), "--format", "markdown"]) == 0
+    _check_markdown(capsys.readouterr().out, entries)
+    for entry in entries:
+        _check_markdown(to_markdown(entry), [entry])
+
+
+def test_an_entry_opening_with_three_dots_is_no_end_of_meta_data(tmp_path: Path) -> None:
+    """Python-Markdown's ``meta`` extension ends a page's meta-data at a first line starting
+    with ``...``, and dropped it: ``...And Justice for All`` (a title-only ``@standard``, shown
+    plain) vanished from the top of a page."""
+    from refbook.items import items_for
+    from refbook.readers import read_bibliography
+    from refbook.registry import Registry
+
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@standard{a, title = {...And Justice for All}}\n"
+                   "@standard{b, title = {{... }and more}}\n", encoding="utf-8")
+    book = read_bibliography([str(bib)])
+    res = Registry().resolve(book, items_for(book), "chicago-author-date", nocite=["*"])
+    entries = [ir for _, ir in res.entries]
+    assert [to_text(ir)[:3] for ir in entries] == ["...", "..."]
+    for entry in entries:
+        _check_markdown(to_markdown(entry), [entry])
+
+
 def test_a_url_with_spaces_and_quotes_never_gets_a_link_title() -> None:
     for space in ("\u00a0", "\u2003", "\u3000", " "):
         sp = "".join(f"%{b:02X}" for b in space.encode())

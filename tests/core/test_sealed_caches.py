@@ -120,6 +120,47 @@ def test_a_pipe_or_device_under_a_cache_name_is_a_miss_not_a_hang(tmp_path: Path
     assert found == [None, None]
 
 
+def test_a_huge_file_under_a_cache_name_is_a_miss_not_a_crash(tmp_path: Path,
+                                                               bib_file: Path) -> None:
+    """A sparse 64 GiB file (no disk used) planted at the parse cache's name: it was read in
+    one go, a MemoryError traceback in ``refbook render`` (or, with the memory, gigabytes read
+    and hashed). The child process may use 2 GiB of address space, so this cannot exhaust the
+    machine either way."""
+    cache = tmp_path / "cache"
+    env = {**os.environ, bibcache.CACHE_DIR_ENV: str(cache)}
+    command = [sys.executable, "-m", "refbook.cli", "render", str(bib_file)]
+
+    def limited() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    first = subprocess.run(command, env=env, capture_output=True, text=True, check=True,
+                           timeout=120).stdout
+    [cached] = cache.glob("*.pickle")
+    cached.unlink()
+    with cached.open("wb") as fh:
+        fh.truncate(64 << 30)
+    r = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120,
+                       check=False, preexec_fn=limited)
+    assert (r.returncode, r.stderr, r.stdout) == (0, "", first)
+    # the miss was written again, sealed, in its place
+    assert cached.stat().st_size < 1 << 20
+    assert cached.read_bytes().startswith(b"refbook-sealed-1\n")
+
+
+def test_files_over_the_size_bound_are_neither_read_nor_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "c.pickle"
+    assert sealed.dump(list(range(100)), path)
+    size = path.stat().st_size
+    monkeypatch.setattr(sealed, "MAX_BYTES", size - 1)
+    assert sealed.load(path) is None
+    assert not sealed.dump(list(range(100)), tmp_path / "d.pickle")
+    monkeypatch.setattr(sealed, "MAX_BYTES", size)
+    assert sealed.load(path) == list(range(100))
+
+
 def test_a_file_sealed_with_key_a_is_a_miss_with_key_b(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "c.pickle"
@@ -194,6 +235,21 @@ def test_no_writable_home_means_a_key_of_this_process(tmp_path: Path, key_home: 
     monkeypatch.setattr(sealed, "_process_key", None)
     monkeypatch.setattr(sealed, "_file_keys", {})
     assert sealed.load(path) is None       # a new process: a miss
+
+
+def test_a_pipe_at_the_key_file_name_is_a_key_of_this_process_not_a_hang(
+        key_home: Path) -> None:
+    """Opening a named pipe waits for a writer: one planted as the key file blocked the build
+    for good (in a new process, so that a hang cannot take this one's lock with it)."""
+    (key_home / "refbook").mkdir(parents=True, mode=0o700)
+    os.mkfifo(key_home / "refbook" / "cache-key", 0o600)
+    script = ("from refbook import sealed; "
+              "print(sealed.cache_key() == sealed._per_process())")
+    env = {k: v for k, v in os.environ.items() if k != sealed.KEY_ENV}
+    env["XDG_CONFIG_HOME"] = str(key_home)
+    r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                       timeout=30, check=False)
+    assert (r.stdout, r.stderr) == ("True\n", "")
 
 
 def test_a_relative_xdg_config_home_is_ignored(tmp_path: Path, key_home: Path,

@@ -11,10 +11,19 @@ from __future__ import annotations
 import html
 import json
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 import pytest
 
-from tests.hostile import AUTHOR_TEXT, HOSTILE_BIB, html_texts, site_problems
+from tests.hostile import (
+    AUTHOR_TEXT,
+    HOSTILE_BIB,
+    HOSTILE_KEYS,
+    HOSTILE_KEYS_BIB,
+    attribute_values,
+    html_texts,
+    site_problems,
+)
 
 if TYPE_CHECKING:
     from tests.mkdocs.conftest import Project
@@ -78,6 +87,38 @@ def test_hostile_entries_in_headings_captions_admonitions_and_tables(
                            **{"class": "refbook-backlinks"})
     assert backlinks[0].startswith(f"Cited in: {first}; {first} › R ({AUTHOR_TEXT} 2020)")
     assert "@evil" not in " ".join(backlinks)
+
+
+def _cite(key: str) -> str:
+    """A braced citation key as Markdown source (backticks escaped: no code span)."""
+    return "@{" + key.replace("`", "\\`") + "}"
+
+
+@pytest.mark.parametrize("theme", ["mkdocs", "material"])
+def test_hostile_keys_in_anchors_links_and_markers(project: Project, theme: str) -> None:
+    """Keys reach ids, hrefs, data-key and the unknown-key marker; each is an attribute value
+    or text, never markup, and the anchors still name the keys."""
+    (project.root / "refs.bib").write_text(HOSTILE_KEYS_BIB, encoding="utf-8")
+    project.configure(theme={"name": theme}, markdown_extensions=EXTENSIONS,
+                      plugins=["search", {"refbook": {"bib_files": ["refs.bib"],
+                                                      "per_page_lists": True}}])
+    unknown = ['a"><img src=x onerror=alert(19)>', "b'><svg onload=alert(20)>",
+               'c"onmouseover="alert(21)']
+    cites = "; ".join(_cite(k) for k in HOSTILE_KEYS)
+    project.page("index.md", f"# Home {_cite(HOSTILE_KEYS[0])}\n\n## S [{cites}]\n\n"
+                             + " and ".join(f"[{_cite(k)}]" for k in unknown)
+                             + f"\n\n## U [{_cite(unknown[2])}]\n")
+    project.build()
+    assert site_problems(project.root / "site", search_text_is_html=theme == "material") == []
+    refs = project.html("references/index.html")
+    assert [v for v in attribute_values(refs, "id") if v.startswith("ref-")] == [
+        f"ref-{k}" for k in HOSTILE_KEYS]
+    index = project.html("index.html")
+    hrefs = [unquote(v) for v in attribute_values(index, "href") if "#ref-" in v]
+    assert sorted(set(hrefs)) == sorted(f"references/#ref-{k}" for k in HOSTILE_KEYS)
+    assert sorted(html_texts(index, "span", **{"class": "refbook-unresolved"})) == sorted(
+        [*(f"{k}?" for k in unknown), f"{unknown[2]}?"])
+    assert f"U ({unknown[2]}?)" in html_texts(index, "a")  # the toc shows the marker as text
 
 
 def test_mkdocs_search_script_escapes_the_plain_text_of_its_index(project: Project) -> None:

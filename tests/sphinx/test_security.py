@@ -8,9 +8,18 @@ the entries' markup as text. Every HTML file and the search index are parsed.
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING
 
-from tests.hostile import AUTHOR_TEXT, HOSTILE_BIB, html_texts, markup_problems
+from tests.hostile import (
+    AUTHOR_TEXT,
+    HOSTILE_BIB,
+    HOSTILE_KEYS,
+    HOSTILE_KEYS_BIB,
+    attribute_values,
+    html_texts,
+    markup_problems,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -102,3 +111,43 @@ def test_hostile_entries_in_titles_captions_admonitions_and_tables(
     assert f"R ({AUTHOR_TEXT} 2020)¶" in html_texts(index_html, "h2")
     assert any(t.startswith(f"{AUTHOR_TEXT}. 2020.") for t in html_texts(index_html, "p",
                                                                           **{"class": "csl-entry refbook-entry"}))
+
+
+def test_a_key_that_looks_like_python_is_only_a_key(tmp_path: Path,
+                                                    build: Callable[..., Built]) -> None:
+    """A cited key is never evaluated: a key starting with ``(`` used to be read as a Python
+    literal, and 6 kB of ``(1+1+…)`` crashed the build with a RecursionError."""
+    deep = "(" + "1+" * 3000 + "1)"
+    (tmp_path / "conf.py").write_text(
+        'extensions = ["sphinx_refbook"]\nrefbook_bibfiles = ["refs.bib"]\n', encoding="utf-8")
+    (tmp_path / "refs.bib").write_text("@book{a, author = {Ann, A}, title = {T}, year = {2000}}\n",
+                                       encoding="utf-8")
+    (tmp_path / "index.rst").write_text(
+        f"Home\n====\n\nDeep :cite:p:`{deep}`, narrative :cite:t:`(a)`, real :cite:p:`a`.\n",
+        encoding="utf-8")
+    built = build(tmp_path, "html")
+    unknown = re.findall(r"citation key (.*?) is not in any bibliography file", built.warnings)
+    assert unknown == [repr(deep), repr("(a)")]
+    page = built.read("index.html")
+    assert page.count('href="#ref-a"') == 1  # the real citation only
+    assert html_texts(page, "span", **{"class": "refbook-unknown"}) == [
+        f"{deep}?", "(a)?"]
+
+
+def test_hostile_keys_in_anchors_links_and_markers(tmp_path: Path,
+                                                   build: Callable[..., Built]) -> None:
+    """Keys reach ids, hrefs and the unknown-key marker as attribute values or text."""
+    unknown = 'u"><svg/onload=alert(22)>'
+    roles = " ".join(":cite:p:`" + k.replace("`", "\\`") + "`" for k in (*HOSTILE_KEYS, unknown))
+    (tmp_path / "conf.py").write_text(
+        'extensions = ["sphinx_refbook"]\nrefbook_bibfiles = ["refs.bib"]\n', encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(HOSTILE_KEYS_BIB, encoding="utf-8")
+    (tmp_path / "index.rst").write_text(f"Home\n====\n\nText {roles}.\n", encoding="utf-8")
+    built = build(tmp_path, "html")
+    page = built.read("index.html")
+    assert markup_problems(page, "index.html") == []
+    assert [v for v in attribute_values(page, "id") if v.startswith("ref-")] == [
+        f"ref-{k}" for k in HOSTILE_KEYS]
+    assert sorted({v for v in attribute_values(page, "href") if v.startswith("#ref-")}) == sorted(
+        f"#ref-{k}" for k in HOSTILE_KEYS)
+    assert html_texts(page, "span", **{"class": "refbook-unknown"}) == [f"{unknown}?"]
