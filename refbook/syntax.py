@@ -6,6 +6,8 @@ happens later, book-wide, in the registry and the style.
 
 Forms: ``[@a]``, ``[@a; @b]``, ``[see @a, p. 3; also @b]``, ``[-@a]`` (suppress author), narrative
 ``@a`` and ``@a [p. 3]``, braced keys ``@{odd.key/with:chars}``; ``\\@`` is a literal ``@``.
+Adjacent brackets ``[@a][@b]`` are two citations, as mkdocs-bibtex reads them (Pandoc reads the
+first as a narrative ``@a`` between literal brackets, which no author means).
 """
 
 from __future__ import annotations
@@ -171,6 +173,13 @@ def _matching_bracket(text: str, start: int) -> int:
     return -1
 
 
+def _is_bracketed_citation(text: str, start: int) -> bool:
+    """Whether the ``[`` at *start* opens a bracketed citation such as ``[@b]``."""
+    end = _matching_bracket(text, start)
+    inner = text[start + 1:end] if end > 0 else ""
+    return "@" in inner and parse_bracketed(inner) is not None
+
+
 def find_citations(text: str) -> list[Citation]:
     """Every citation in a run of Markdown *text* (the caller keeps code out of it)."""
     found: list[Citation] = []
@@ -186,7 +195,10 @@ def find_citations(text: str) -> list[Citation]:
             if end > 0:
                 inner = text[i + 1:end]
                 nxt = text[end + 1:end + 2]
-                if "@" in inner and nxt not in ("(", "[", ":"):
+                # "[@a][@b]" is two citations (as mkdocs-bibtex and Python-Markdown read it),
+                # not a reference link labelled "@b"; other "[...][label]" stay links
+                if "@" in inner and (nxt not in ("(", "[", ":")
+                                     or (nxt == "[" and _is_bracketed_citation(text, end + 1))):
                     refs = parse_bracketed(inner)
                     if refs is not None:
                         found.append(Citation(refs, "parenthetical", i, end + 1,
