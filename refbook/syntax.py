@@ -180,8 +180,32 @@ def _is_bracketed_citation(text: str, start: int) -> bool:
     return "@" in inner and parse_bracketed(inner) is not None
 
 
-def find_citations(text: str) -> list[Citation]:
-    """Every citation in a run of Markdown *text* (the caller keeps code out of it)."""
+# what follows a link reference definition's "[label]": a colon and a destination, on the same
+# line or the next (as Python-Markdown reads one)
+_DESTINATION = re.compile(r":[ \t]*\n?[ \t]*\S")
+
+
+def _is_definition(text: str, start: int, end: int) -> bool:
+    """Whether the brackets at *start*..*end* open a link reference definition."""
+    return _starts_line(text, start) and _DESTINATION.match(text, end + 1) is not None
+
+
+def _starts_line(text: str, i: int) -> bool:
+    """Whether only up to three spaces stand between the line's start and *i*."""
+    j = i
+    while j > 0 and i - j < 4 and text[j - 1] == " ":  # looks back 4 characters at most
+        j -= 1
+    return i - j <= 3 and (j == 0 or text[j - 1] == "\n")
+
+
+def find_citations(text: str, *, definitions: bool = True) -> list[Citation]:
+    """Every citation in a run of Markdown *text* (the caller keeps code out of it).
+
+    With *definitions* (raw Markdown), ``[label]: destination`` at the start of a line is a
+    link reference definition, not a citation; a host that scans text its Markdown parser
+    already rid of definitions passes ``definitions=False``. ``[@a]:`` inside a line, or with
+    nothing after the colon, is a citation.
+    """
     found: list[Citation] = []
     i = 0
     n = len(text)
@@ -198,7 +222,9 @@ def find_citations(text: str) -> list[Citation]:
                 # "[@a][@b]" is two citations (as mkdocs-bibtex and Python-Markdown read it),
                 # not a reference link labelled "@b"; other "[...][label]" stay links
                 if "@" in inner and (nxt not in ("(", "[", ":")
-                                     or (nxt == "[" and _is_bracketed_citation(text, end + 1))):
+                                     or (nxt == "[" and _is_bracketed_citation(text, end + 1))
+                                     or (nxt == ":" and not (definitions
+                                                             and _is_definition(text, i, end)))):
                     refs = parse_bracketed(inner)
                     if refs is not None:
                         found.append(Citation(refs, "parenthetical", i, end + 1,

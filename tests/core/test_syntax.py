@@ -75,3 +75,13 @@ def test_adjacent_bracketed_citations_are_each_a_citation() -> None:
         ("parenthetical", "[@b]")]
     # a reference link "[text][label]" stays a link (its text may hold a narrative citation)
     assert [(c.mode, c.source) for c in find_citations("[text @a][label]")] == [("narrative", "@a")]
+
+
+def test_a_citation_before_a_colon_inside_a_line_is_a_citation() -> None:
+    # found on real mkdocs-bibtex sites: "a threshold[@Schulman2013]:" was taken for a link
+    # reference definition and rendered as "@Schulman2013" between literal brackets
+    text = "a threshold[@a]:\n\n   [@b]: http://x.org\n\nand ^[@c]: here\n[@d]:\n\ntext"
+    assert [c.source for c in find_citations(text) if c.mode == "parenthetical"] == [
+        "[@a]", "[@c]", "[@d]"]
+    # a host that scans text its Markdown parser rid of definitions
+    assert [c.mode for c in find_citations("[@b]: then text", definitions=False)] == ["parenthetical"]

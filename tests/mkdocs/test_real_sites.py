@@ -53,3 +53,24 @@ def test_a_paragraph_that_starts_with_a_code_span_keeps_its_citations(
         assert re.findall(r'href="#fn:(\w+)"', page)[:2] == ["smith2020a", "doe2019"]
     else:
         assert len(cites(page)) == 2
+
+
+@pytest.mark.parametrize("output", ["footnotes", "refbook"])
+def test_citations_before_a_colon_and_side_by_side(project: Project, output: str) -> None:
+    # Faran's and Baltica's pages: "the Kalman gain[@Thrun2005]:" was taken for a link
+    # definition, and "[@r_core][@Lawrence_2013]" for a reference link: each showed "[@key]"'s
+    # key as a narrative citation between literal brackets
+    project.configure({"output": output})
+    project.page("index.md", """\
+        # Home
+
+        Using the gain[@smith2020a]: then tools [@doe2019][@lee2021][@smith2020b].
+        """)
+    project.build()
+    page = project.html("index.html")
+    assert "[" not in page.split("<article", 1)[-1].split("</p>", 1)[0]
+    if output == "footnotes":
+        assert re.findall(r'class="footnote-ref" href="#fn:(\w+)"', page) == [
+            "smith2020a", "doe2019", "lee2021", "smith2020b"]
+    else:
+        assert len(cites(page)) == 4
