@@ -70,7 +70,8 @@ class CitationProcessor(InlineProcessor):
             return "@", start, m.end(0)
         if found_at == "@" and start > 0 and (data[start - 1].isalnum() or data[start - 1] in "_@\\"):
             return None, None, None
-        found = find_citations(data[start:])
+        # Python-Markdown took the link reference definitions out before inline patterns run
+        found = find_citations(data[start:], definitions=False)
         if not found or found[0].start != 0:
             return None, None, None
         citation = found[0]

@@ -108,8 +108,9 @@ def _blank(m: re.Match[str]) -> str:
 
 
 def _mask_code(markdown: str) -> str:
-    """Fenced code and code spans blanked out, keeping offsets and line numbers."""
-    return _CODE_SPAN.sub(_blank, _FENCE.sub(_blank, markdown))
+    """Fenced code, indented code and code spans blanked out, keeping offsets and line numbers.
+    Code spans go last: a line that starts with a code span is not indented code."""
+    return _CODE_SPAN.sub(_blank, _mask_indented_code(_FENCE.sub(_blank, markdown)))
 
 
 def _squash(text: str) -> str:
@@ -200,9 +201,9 @@ _CONTAINER = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|(?:!!!|\?\?\?\+
 
 
 def _mask_indented_code(markdown: str) -> str:
-    """Indented code blocks blanked out as well (lines kept), for what the plugin replaces in
-    the Markdown itself (mkdocs-bibtex's commands and footnote form). Indented lines that
-    belong to a list item, an admonition or a content tab are not code."""
+    """Indented code blocks blanked out (lines kept), after fenced code and before code spans
+    (see :func:`_mask_code`). Indented lines that belong to a list item, an admonition or a
+    content tab are not code."""
     out: list[str] = []
     blank_before, in_code, in_container = True, False, False
     for line in markdown.splitlines(keepends=True):
@@ -452,7 +453,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         """The citations of a page's Markdown, code masked out."""
         narrative = self._settings.narrative
         return [replace(c, line=c.line + offset, source=_squash(c.source))
-                for c in find_citations(_mask_indented_code(masked))
+                for c in find_citations(masked)
                 if narrative or c.mode != "narrative"]
 
     def _commands(self, markdown: str) -> str:
@@ -461,7 +462,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         if s.bib_command not in markdown and s.full_bib_command not in markdown:
             return markdown
         found = [m for m in _command_pattern(s.bib_command, s.full_bib_command).finditer(
-            _mask_indented_code(_mask_code(markdown))) if m.group(0).strip()]
+            _mask_code(markdown)) if m.group(0).strip()]
         if not found:
             return markdown
         page = _FOOTNOTES if s.output == "footnotes" else "<!-- refbook:bibliography page -->"

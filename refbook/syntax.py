@@ -6,6 +6,8 @@ happens later, book-wide, in the registry and the style.
 
 Forms: ``[@a]``, ``[@a; @b]``, ``[see @a, p. 3; also @b]``, ``[-@a]`` (suppress author), narrative
 ``@a`` and ``@a [p. 3]``, braced keys ``@{odd.key/with:chars}``; ``\\@`` is a literal ``@``.
+Adjacent brackets ``[@a][@b]`` are two citations, as mkdocs-bibtex reads them (Pandoc reads the
+first as a narrative ``@a`` between literal brackets, which no author means).
 """
 
 from __future__ import annotations
@@ -171,8 +173,39 @@ def _matching_bracket(text: str, start: int) -> int:
     return -1
 
 
-def find_citations(text: str) -> list[Citation]:
-    """Every citation in a run of Markdown *text* (the caller keeps code out of it)."""
+def _is_bracketed_citation(text: str, start: int) -> bool:
+    """Whether the ``[`` at *start* opens a bracketed citation such as ``[@b]``."""
+    end = _matching_bracket(text, start)
+    inner = text[start + 1:end] if end > 0 else ""
+    return "@" in inner and parse_bracketed(inner) is not None
+
+
+# what follows a link reference definition's "[label]": a colon and a destination, on the same
+# line or the next (as Python-Markdown reads one)
+_DESTINATION = re.compile(r":[ \t]*\n?[ \t]*\S")
+
+
+def _is_definition(text: str, start: int, end: int) -> bool:
+    """Whether the brackets at *start*..*end* open a link reference definition."""
+    return _starts_line(text, start) and _DESTINATION.match(text, end + 1) is not None
+
+
+def _starts_line(text: str, i: int) -> bool:
+    """Whether only up to three spaces stand between the line's start and *i*."""
+    j = i
+    while j > 0 and i - j < 4 and text[j - 1] == " ":  # looks back 4 characters at most
+        j -= 1
+    return i - j <= 3 and (j == 0 or text[j - 1] == "\n")
+
+
+def find_citations(text: str, *, definitions: bool = True) -> list[Citation]:
+    """Every citation in a run of Markdown *text* (the caller keeps code out of it).
+
+    With *definitions* (raw Markdown), ``[label]: destination`` at the start of a line is a
+    link reference definition, not a citation; a host that scans text its Markdown parser
+    already rid of definitions passes ``definitions=False``. ``[@a]:`` inside a line, or with
+    nothing after the colon, is a citation.
+    """
     found: list[Citation] = []
     i = 0
     n = len(text)
@@ -186,7 +219,12 @@ def find_citations(text: str) -> list[Citation]:
             if end > 0:
                 inner = text[i + 1:end]
                 nxt = text[end + 1:end + 2]
-                if "@" in inner and nxt not in ("(", "[", ":"):
+                # "[@a][@b]" is two citations (as mkdocs-bibtex and Python-Markdown read it),
+                # not a reference link labelled "@b"; other "[...][label]" stay links
+                if "@" in inner and (nxt not in ("(", "[", ":")
+                                     or (nxt == "[" and _is_bracketed_citation(text, end + 1))
+                                     or (nxt == ":" and not (definitions
+                                                             and _is_definition(text, i, end)))):
                     refs = parse_bracketed(inner)
                     if refs is not None:
                         found.append(Citation(refs, "parenthetical", i, end + 1,

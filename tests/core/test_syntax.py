@@ -62,3 +62,26 @@ def test_a_braced_key_never_spans_lines() -> None:
     # found by tests/core/test_fuzz_outputs.py: "@{" and a "}" paragraphs later hid the citation
     found = find_citations("@{\n\n[@wellformed2020]\n\n}")
     assert [c.keys for c in found] == [("wellformed2020",)]
+
+
+def test_adjacent_bracketed_citations_are_each_a_citation() -> None:
+    # found on real mkdocs-bibtex sites (tests/mkdocs/test_real_sites.py): "[@a][@b]" rendered
+    # "@a" as a narrative citation between literal brackets, as Pandoc does
+    text = "tools [@r_core][@Lawrence_2013][@Wickham_2019]. Also [see @a, p. 3][@b]."
+    cites = find_citations(text)
+    assert [(c.mode, c.source) for c in cites] == [
+        ("parenthetical", "[@r_core]"), ("parenthetical", "[@Lawrence_2013]"),
+        ("parenthetical", "[@Wickham_2019]"), ("parenthetical", "[see @a, p. 3]"),
+        ("parenthetical", "[@b]")]
+    # a reference link "[text][label]" stays a link (its text may hold a narrative citation)
+    assert [(c.mode, c.source) for c in find_citations("[text @a][label]")] == [("narrative", "@a")]
+
+
+def test_a_citation_before_a_colon_inside_a_line_is_a_citation() -> None:
+    # found on real mkdocs-bibtex sites: "a threshold[@Schulman2013]:" was taken for a link
+    # reference definition and rendered as "@Schulman2013" between literal brackets
+    text = "a threshold[@a]:\n\n   [@b]: http://x.org\n\nand ^[@c]: here\n[@d]:\n\ntext"
+    assert [c.source for c in find_citations(text) if c.mode == "parenthetical"] == [
+        "[@a]", "[@c]", "[@d]"]
+    # a host that scans text its Markdown parser rid of definitions
+    assert [c.mode for c in find_citations("[@b]: then text", definitions=False)] == ["parenthetical"]
