@@ -193,9 +193,11 @@ SITES: tuple[Site, ...] = (BALTICA, FARAN, ABSESPY)
 def _site_copy(name: str, root: Path, plugin: str) -> Path:
     """The reduced site, copied; for refbook the one-line migration: the plugin renamed."""
     src = SITES_DIR / name
-    assert (src / "mkdocs.yml").is_file(), (
-        f"{src} is missing: the reduced sites are shared test data (shared/testdata/mkdocs_sites, "
-        "or set REFBOOK_SHARED)")
+    if not (src / "mkdocs.yml").is_file():
+        # Third-party pages may not be committed here (they are data of the steering
+        # repository's shared/); where that copy is absent the comparison cannot run at all.
+        pytest.skip(f"{src} is absent: the reduced sites are shared test data "
+                    "(shared/testdata/mkdocs_sites, or set REFBOOK_SHARED)")
     dest = root / plugin
     # new files (no copied times): a plugin instance MkDocs kept from an earlier build in this
     # process (mkdocs-bibtex has on_startup) reloads a .bib only if it is newer than its last load
