@@ -23,6 +23,7 @@ from sphinx_refbook.domain import (
     CiteDomain,
     RefbookDomain,
     on_before_read,
+    on_build_finished,
     on_doctree_read,
     on_env_updated,
     on_get_outdated,
@@ -74,6 +75,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-updated", on_env_updated)
     app.connect("env-get-outdated", on_get_outdated)
     app.connect("builder-inited", _add_css)
+    app.connect("build-finished", on_build_finished)
     return {
         "version": __version__,
         "env_version": ENV_VERSION,

@@ -2,21 +2,22 @@
 
 Where it sits: ``setup()`` registers one Sphinx config value per :class:`Option` (``refbook_*``),
 plus sphinxcontrib-bibtex's ``bibtex_bibfiles`` as an alias; ``config-inited`` validates them
-and fails with a clear message before any document is read. The rest of the adapter reads the
-validated values through :func:`settings`.
+and reports every unusable value, at its line of ``conf.py``, before any document is read. The
+rest of the adapter reads the validated values through :func:`settings`.
 """
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
-
-from sphinx.errors import ConfigError
 
 from refbook.config import Config as CheckConfig
 from refbook.config import ConfigError as CheckConfigError
 from refbook.config import host_config
 from refbook.styles import available_styles
+from sphinx_refbook import report
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -83,6 +84,9 @@ class Settings:
 #: ``pyproject.toml`` needs the folder of ``conf.py``, which only the application knows)
 _CHECKS: dict[int, CheckConfig] = {}
 
+#: id(Sphinx config) → the problems ``config-inited`` found (empty: the configuration is usable)
+_PROBLEMS: dict[int, tuple[str, ...]] = {}
+
 
 def register(app: Sphinx) -> None:
     for opt in OPTIONS:
@@ -92,57 +96,112 @@ def register(app: Sphinx) -> None:
 
 
 def settings(config: Config) -> Settings:
-    values: dict[str, Any] = {opt.name: getattr(config, f"refbook_{opt.name}") for opt in OPTIONS}
+    """The options, each unusable value replaced by its default (the build then fails with the
+    problems :func:`validate` logged, see :func:`problems`)."""
+    values: dict[str, Any] = {}
+    for opt in OPTIONS:
+        value = getattr(config, f"refbook_{opt.name}", opt.default)
+        values[opt.name] = value if isinstance(value, opt.types) else opt.default
     for alias, name in ALIASES.items():
         given = getattr(config, alias, None)
-        if given and not values[name]:
+        if given and isinstance(given, list | tuple) and not values[name]:
             values[name] = given
-    values["bibfiles"] = tuple(values["bibfiles"])
+    values["bibfiles"] = tuple(p for p in values["bibfiles"] if isinstance(p, str) and p)
+    if values["style"] not in available_styles():
+        values["style"] = _default("style")
     check = _CHECKS.get(id(config))
     if check is None:  # a config that did not pass config-inited (never in a real build)
-        check, _ = host_config(values["check"] or {}, ".", strict=values["strict"])
+        try:
+            check, _ = host_config(values["check"] or {}, ".", strict=values["strict"])
+        except CheckConfigError:
+            check = CheckConfig()
     values["check"] = check
     return Settings(**values)
 
 
-def validate(app: Sphinx, config: Config) -> None:
-    """``config-inited``: reject unusable values with a message that says how to fix them.
+def problems(config: Config) -> tuple[str, ...]:
+    """The configuration problems logged at ``config-inited``; while there are any, refbook
+    leaves every citation as written and the build fails at its end."""
+    return _PROBLEMS.get(id(config), ())
 
-    Also reads the validation options once (``refbook_check`` or the ``pyproject.toml`` next
-    to ``conf.py``).
+
+def _default(name: str) -> Any:
+    return next(opt.default for opt in OPTIONS if opt.name == name)
+
+
+def validate(app: Sphinx, config: Config) -> None:
+    """``config-inited``: every unusable value, each with a message that says how to fix it.
+
+    They are logged as errors at the line of ``conf.py`` that sets the option (or named as a
+    ``-D`` override), not raised: Sphinx 8 and 9 print any exception an extension raises —
+    their own ``ConfigError`` too — as a crash report asking to report a Sphinx bug. The build
+    goes on with refbook idle (citations left as written) and ends with a non-zero status
+    (``on_build_finished``). Also reads the validation options once (``refbook_check`` or the
+    ``pyproject.toml`` next to ``conf.py``).
     """
+    found: list[tuple[str, str]] = []  # (option, message)
     for opt in OPTIONS:
         value = getattr(config, f"refbook_{opt.name}")
         if not isinstance(value, opt.types):
             wanted = " or ".join(t.__name__ for t in opt.types)
-            msg = (f"refbook_{opt.name} must be a {wanted}, not {type(value).__name__} "
-                   f"({value!r}): {opt.doc}")
-            raise ConfigError(msg)
+            found.append((f"refbook_{opt.name}",
+                          (f"refbook_{opt.name} must be a {wanted}, not {type(value).__name__} "
+                          f"({value!r}): {opt.doc}")))
     for alias in ALIASES:
         value = getattr(config, alias, None)
         if value is not None and not isinstance(value, list | tuple):
-            msg = f"{alias} must be a list of .bib paths, not {type(value).__name__} ({value!r})"
-            raise ConfigError(msg)
+            found.append((alias, (f"{alias} must be a list of .bib paths, not "
+                                 f"{type(value).__name__} ({value!r})")))
+    given_check = config.refbook_check if isinstance(config.refbook_check, dict | None) else {}
     try:
-        check, _ = host_config(config.refbook_check, app.confdir,
-                               strict=bool(config.refbook_strict))
+        check, _ = host_config(given_check, app.confdir or ".",
+                               strict=config.refbook_strict is True)
     except CheckConfigError as exc:
-        where = "refbook_check: " if config.refbook_check is not None else ""
-        msg = (f"{where}{exc} (the validation options are select, ignore, severity, "
-               "per_entry_ignore and extra_fields; 'refbook check --list-rules' names every code)")
-        raise ConfigError(msg) from exc
+        check = CheckConfig(strict=config.refbook_strict is True)
+        where = "refbook_check: " if given_check is not None else ""
+        found.append(("refbook_check" if given_check is not None else "",
+                      (f"{where}{exc} (the validation options are select, ignore, severity, "
+                      "per_entry_ignore and extra_fields; 'refbook check --list-rules' names "
+                      "every code)")))
     _CHECKS[id(config)] = check
-    s = settings(config)
-    if not s.bibfiles:
-        msg = ("refbook_bibfiles is empty: list the book's .bib files in conf.py, e.g. "
-               "refbook_bibfiles = ['references.bib'] (bibtex_bibfiles is accepted too)")
-        raise ConfigError(msg)
-    bad = [p for p in s.bibfiles if not isinstance(p, str) or not p]
+    bibfiles = config.refbook_bibfiles
+    if not isinstance(bibfiles, list | tuple) or not bibfiles:
+        bibfiles = getattr(config, "bibtex_bibfiles", None)
+    named = "refbook_bibfiles" if config.refbook_bibfiles else (
+        "bibtex_bibfiles" if getattr(config, "bibtex_bibfiles", None) else "refbook_bibfiles")
+    bad = [p for p in bibfiles if not isinstance(p, str) or not p] if isinstance(
+        bibfiles, list | tuple) else []
     if bad:
-        msg = f"refbook_bibfiles must hold file paths (strings), got {bad!r}"
-        raise ConfigError(msg)
+        found.append((named, f"{named} must hold file paths (strings), got {bad!r}"))
+    elif not bibfiles:
+        found.append((named, ("refbook_bibfiles is empty: list the book's .bib files in "
+                             "conf.py, e.g. refbook_bibfiles = ['references.bib'] "
+                             "(bibtex_bibfiles is accepted too)")))
+    style = config.refbook_style
     styles = available_styles()
-    if s.style not in styles:
-        msg = (f"refbook_style = {s.style!r} is not an installed style; "
-               f"choose one of: {', '.join(sorted(styles))}")
-        raise ConfigError(msg)
+    if isinstance(style, str) and style not in styles:
+        found.append(("refbook_style", (f"refbook_style = {style!r} is not an installed style; "
+                                       f"choose one of: {', '.join(sorted(styles))}")))
+    _PROBLEMS[id(config)] = tuple(message for _, message in found)
+    for name, message in found:
+        report.config_error(message, *_origin(name, app, config))
+
+
+def _origin(name: str, app: Sphinx, config: Config) -> tuple[str | None, str]:
+    """Where an option was set: ``("conf.py:LINE", "")`` or ``(None, " (set by -D …)")``."""
+    if name in config.overrides:
+        return None, f" (set on the command line: -D {name}={config.overrides[name]})"
+    if not name or not app.confdir:
+        return None, ""
+    conf = Path(app.confdir) / "conf.py"
+    try:
+        tree = ast.parse(conf.read_bytes(), filename=str(conf))
+    except (OSError, SyntaxError, ValueError):
+        return str(conf), ""
+    line = 0
+    for node in tree.body:  # the last top-level assignment wins, as in Python
+        targets = (node.targets if isinstance(node, ast.Assign) else
+                   [node.target] if isinstance(node, ast.AnnAssign | ast.AugAssign) else [])
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            line = node.lineno
+    return (f"{conf}:{line}" if line else str(conf)), ""

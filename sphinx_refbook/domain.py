@@ -26,6 +26,7 @@ from refbook.models import Location
 from refbook.registry import CitationSite
 from sphinx_refbook import report
 from sphinx_refbook.book import Book, ListSpec, cite_anchor, files_digest, resolve_book
+from sphinx_refbook.config import problems as config_problems
 from sphinx_refbook.config import settings
 from sphinx_refbook.directive import BibliographyDirective
 from sphinx_refbook.nodes import bibliography_node, citation_node
@@ -69,6 +70,8 @@ class RefbookDomain(Domain):
         self._book: Book | None = None
         self._book_key = ""
         self._read_now: set[str] = set()
+        #: why this build fails (strict mode), said when it finishes
+        self.failures: list[str] = []
 
     # -- per-document data -------------------------------------------------------------------
     @property
@@ -197,7 +200,9 @@ class RefbookDomain(Domain):
         self.data["unused_digest"] = unused_state
         to_log: list[Diagnostic] = []
         for d in book.problems:
-            if d.code is Code.UNUSED_ENTRY:
+            if s.strict and d.effective_severity is not Severity.INFO:
+                fresh = True  # strict mode lists every problem of the book, each build
+            elif d.code is Code.UNUSED_ENTRY:
                 fresh = new_unused
             elif d in bib_set:
                 fresh = new_bib
@@ -206,12 +211,22 @@ class RefbookDomain(Domain):
             if fresh:
                 to_log.append(d)
         report.log(to_log, env)
+        self.failures = []
         if s.strict:
-            problems = [report.describe(d, env) for d in book.problems
-                        if d.effective_severity is not Severity.INFO]
-            problems += [(slug, f"{env.doc2path(doc)}:{line}: {msg} [refbook.{slug}]")
-                         for doc in sorted(self.problems) for slug, msg, line in self.problems[doc]]
-            report.fail_if_strict(problems, env.config)
+            # problems found while reading a page that this build did not read: listed again
+            for doc in sorted(set(self.problems) - self._read_now):
+                for slug, msg, line in self.problems[doc]:
+                    report.warn(slug, msg, (doc, line), env)
+            found = [report.describe(d, env) for d in book.problems
+                     if d.effective_severity is not Severity.INFO]
+            found += [(slug, msg) for doc in sorted(self.problems)
+                      for slug, msg, _ in self.problems[doc]]
+            count = report.strict_count(found, env.config)
+            if count:
+                self.failures = [
+                    (f"refbook_strict = True and the book has {count} problem(s), each listed "
+                    "above at its file:line: the build fails (fix them, silence a code with "
+                    "suppress_warnings or refbook_check, or set refbook_strict = False)")]
         return [d for d in changed if d not in self._read_now]
 
     # -- cross-references --------------------------------------------------------------------
@@ -360,7 +375,22 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
 
 
 def on_env_updated(app: Sphinx, env: BuildEnvironment) -> list[str]:
+    if config_problems(env.config):
+        return []  # refbook stays idle: the build fails on its configuration
     return domain_of(env).updated()
+
+
+def on_build_finished(app: Sphinx, exception: BaseException | None) -> None:
+    """Fail the build, as a failed ``-W`` build fails, on an unusable configuration or (strict
+    mode) on the book's problems, all listed above."""
+    if exception is not None:
+        return
+    failures = list(domain_of(app.env).failures) if app.env is not None else []
+    count = len(config_problems(app.config))
+    if count:
+        failures.append(f"refbook: the configuration has {count} problem(s), listed above: "
+                        "citations were left as written and the build fails")
+    report.finish(app, failures)
 
 
 def on_get_outdated(app: Sphinx, env: BuildEnvironment, added: Set[str], changed: Set[str],

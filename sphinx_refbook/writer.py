@@ -27,6 +27,7 @@ from refbook.render.reference_list import (
 from refbook.render.text import to_line
 from refbook.styles import get_style
 from sphinx_refbook.book import cite_anchor
+from sphinx_refbook.config import problems as config_problems
 from sphinx_refbook.config import settings
 from sphinx_refbook.domain import domain_of
 from sphinx_refbook.nodes import bibliography_node, citation_node
@@ -49,6 +50,12 @@ class ResolveCitations(SphinxPostTransform):
         auto = docname == self.config.root_doc
         if not cites and not lists and not auto:
             return
+        if config_problems(self.config):  # the build fails on them: show the source, no lists
+            for node in cites:
+                node.replace_self(_as_written(node))
+            for node in lists:
+                node.parent.remove(node)
+            return
         book = domain_of(self.env).book()
         self._kind = get_style(settings(self.config).style).kind
         for node in cites:
@@ -67,7 +74,7 @@ class ResolveCitations(SphinxPostTransform):
         index = node.get("index")
         ir = book.resolution.citations.get((doc, index)) if index is not None else None
         if ir is None:  # read before the extension numbered it: show it as written
-            return [nodes.inline(node.rawsource, node.rawsource, classes=["refbook-unknown"])]
+            return [_as_written(node)]
         ir = _form(node.get("form", "p"), ir, book, self._kind)
 
         def on_item(span: Span, children: list[nodes.Node]) -> list[nodes.Node]:
@@ -149,7 +156,7 @@ def visit_copied_citation(translator: Any, node: citation_node) -> None:
     does; without a resolved book, its source."""
     builder = getattr(translator, "builder", None)
     index = node.get("index")
-    if builder is None or index is None:
+    if builder is None or index is None or config_problems(builder.config):
         return
     book = domain_of(builder.env).book()
     ir = book.resolution.citations.get((node.get("docname", ""), index))
@@ -167,6 +174,10 @@ def depart_copied_citation(translator: Any, node: citation_node) -> None:
 
 #: the visitor pair of ``citation_node`` for every builder
 COPIED_CITATION = (visit_copied_citation, depart_copied_citation)
+
+
+def _as_written(node: citation_node) -> nodes.inline:
+    return nodes.inline(node.rawsource, node.rawsource, classes=["refbook-unknown"])
 
 
 def _form(form: str, ir: Inlines, book: Book, kind: str) -> Inlines:
