@@ -217,6 +217,7 @@ def resolve_book(
                 ids[k] = local_anchor(k, spec.docname, spec.index)
             local.setdefault((spec.docname, k), ids[k])
         anchors[spec.ident] = ids
+    problems += _unlisted(bib, sites, doc_order, home, local)
     tooltips = {k: to_line(v) for k, v in res.entries}
     back: dict[str, BackLinks] = {}
     if backlinks:
@@ -299,6 +300,27 @@ def _summed_up(unused: list[Diagnostic]) -> list[Diagnostic]:
         Code.UNUSED_ENTRY, f"{rest} more entries of the bibliography are never cited nor listed "
         "in the book", None, "'refbook check BIB --docs DOCS' lists each; give unused-entry the "
         "severity warning to list them here, or off", severity=Severity.INFO)]
+
+
+def _unlisted(bib: Bibliography, sites: Mapping[str, tuple[CitationSite, ...]],
+              doc_order: Sequence[str], home: Mapping[str, Target],
+              local: Mapping[tuple[str, str], str]) -> list[Diagnostic]:
+    """Each citation of an entry that no list of the book shows, at its line: it is rendered
+    but cannot link anywhere (an unknown key is reported as such instead)."""
+    out = []
+    for doc in doc_order:
+        for site in sites.get(doc, ()):
+            for key in dict.fromkeys(site.citation.keys):
+                if key in bib and key not in home and (doc, key) not in local:
+                    out.append(Diagnostic(
+                        Code.UNLISTED_CITATION,
+                        f"'{key}' is cited here but no reference list of the book shows it, so "
+                        "the citation links nowhere",
+                        Location(doc, site.line),
+                        "add a list of the whole book (a bibliography directive without "
+                        ":filter:) or widen a list's filter so that it shows this entry",
+                        key=key))
+    return out
 
 
 def _filtered(bib: Bibliography, spec: ListSpec, cited: set[str],

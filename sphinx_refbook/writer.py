@@ -83,7 +83,8 @@ class ResolveCitations(SphinxPostTransform):
             if key not in book.entries:
                 inner["classes"].append("refbook-unknown")
                 return [inner]
-            if book.target(doc, key) is None:
+            if book.target(doc, key) is None:  # in no list: reported as unlisted-citation
+                inner["classes"].append("refbook-unlisted")
                 return [inner]
             xref = addnodes.pending_xref("", inner, refdomain="refbook", reftype="cite",
                                          reftarget=key, refdoc=doc, refexplicit=True,
