@@ -21,6 +21,7 @@ from sphinx_refbook.directive import BibliographyDirective
 from sphinx_refbook.domain import (
     ENV_VERSION,
     CiteDomain,
+    FootCiteDomain,
     RefbookDomain,
     on_before_read,
     on_build_finished,
@@ -28,7 +29,16 @@ from sphinx_refbook.domain import (
     on_env_updated,
     on_get_outdated,
 )
-from sphinx_refbook.nodes import SKIP, bibliography_node, citation_node
+from sphinx_refbook.footnotes import FootBibliographyDirective, FootCiteRole, PlaceFootnotes
+from sphinx_refbook.nodes import (
+    PASS,
+    SKIP,
+    bibliography_node,
+    citation_node,
+    foot_author_node,
+    foot_entry_node,
+    footcite_node,
+)
 from sphinx_refbook.pandoc import PandocCitations
 from sphinx_refbook.roles import CiteRole
 from sphinx_refbook.writer import COPIED_CITATION, EntryLabels, ResolveCitations
@@ -61,11 +71,17 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(citation_node, html=COPIED_CITATION, latex=COPIED_CITATION,
                  text=COPIED_CITATION, man=COPIED_CITATION, texinfo=COPIED_CITATION)
     app.add_node(bibliography_node, html=SKIP, latex=SKIP, text=SKIP, man=SKIP, texinfo=SKIP)
+    for placeholder in (footcite_node, foot_author_node, foot_entry_node):
+        app.add_node(placeholder, html=PASS, latex=PASS, text=PASS, man=PASS, texinfo=PASS)
     app.add_domain(RefbookDomain)
     app.add_domain(CiteDomain)
+    app.add_domain(FootCiteDomain)
     app.add_role("cite", CiteRole())
+    app.add_role("footcite", FootCiteRole())
     app.add_directive("bibliography", BibliographyDirective)
+    app.add_directive("footbibliography", FootBibliographyDirective)
     app.add_transform(PandocCitations)
+    app.add_transform(PlaceFootnotes)
     app.add_post_transform(ResolveCitations)
     app.add_post_transform(EntryLabels)
     app.connect("env-before-read-docs", on_before_read)

@@ -29,7 +29,8 @@ from sphinx_refbook.book import Book, ListSpec, cite_anchor, files_digest, resol
 from sphinx_refbook.config import problems as config_problems
 from sphinx_refbook.config import settings
 from sphinx_refbook.directive import BibliographyDirective
-from sphinx_refbook.nodes import bibliography_node, citation_node
+from sphinx_refbook.footnotes import FOOT_FORMS, FootCiteRole
+from sphinx_refbook.nodes import bibliography_node, citation_node, footcite_node
 from sphinx_refbook.roles import FORMS, CiteRole
 
 if TYPE_CHECKING:
@@ -45,7 +46,8 @@ if TYPE_CHECKING:
     from refbook.diagnostics import Diagnostic
 
 # 3: sections and titles hold their citations as written (back-links show them formatted)
-ENV_VERSION = 3
+# 4: footnote citations (footsites)
+ENV_VERSION = 4
 
 
 class RefbookDomain(Domain):
@@ -56,6 +58,7 @@ class RefbookDomain(Domain):
     roles: ClassVar[dict[str, RoleFunction | Any]] = {form: CiteRole() for form in FORMS}
     initial_data: ClassVar[dict[str, Any]] = {
         "sites": {},         # docname -> tuple[CitationSite, ...]
+        "footsites": {},     # docname -> tuple[CitationSite, ...] of footnote citations
         "lists": {},         # docname -> tuple[ListSpec, ...]
         "nocite": {},        # docname -> tuple[str, ...]
         "problems": {},      # docname -> tuple[(slug, message, line), ...]
@@ -77,6 +80,10 @@ class RefbookDomain(Domain):
     @property
     def sites(self) -> dict[str, tuple[CitationSite, ...]]:
         return cast("dict[str, tuple[CitationSite, ...]]", self.data["sites"])
+
+    @property
+    def footsites(self) -> dict[str, tuple[CitationSite, ...]]:
+        return cast("dict[str, tuple[CitationSite, ...]]", self.data.setdefault("footsites", {}))
 
     @property
     def lists(self) -> dict[str, tuple[ListSpec, ...]]:
@@ -101,13 +108,13 @@ class RefbookDomain(Domain):
         self.problems[docname] = (*self.problems.get(docname, ()), (slug, message, line))
 
     def clear_doc(self, docname: str) -> None:
-        for key in ("sites", "lists", "nocite", "problems", "fingerprints"):
-            self.data[key].pop(docname, None)
+        for key in ("sites", "footsites", "lists", "nocite", "problems", "fingerprints"):
+            self.data.setdefault(key, {}).pop(docname, None)
 
     def merge_domaindata(self, docnames: Set[str], otherdata: dict[str, Any]) -> None:
-        for key in ("sites", "lists", "nocite", "problems"):
+        for key in ("sites", "footsites", "lists", "nocite", "problems"):
             for doc in docnames:
-                if doc in otherdata[key]:
+                if doc in otherdata.get(key, {}):
                     self.data[key][doc] = otherdata[key][doc]
 
     def collect(self, docname: str, doctree: nodes.document) -> None:
@@ -120,6 +127,14 @@ class RefbookDomain(Domain):
                                       _section_of(node), cite_anchor(docname, i)))
         if sites:
             self.sites[docname] = tuple(sites)
+        foot = []
+        for i, node in enumerate(doctree.findall(footcite_node)):
+            node["index"] = i
+            node["docname"] = docname
+            foot.append(CitationSite(docname, i, node["citation"], node["citation"].line,
+                                     _section_of(node), ""))
+        if foot:
+            self.footsites[docname] = tuple(foot)
         specs = []
         for i, node in enumerate(doctree.findall(bibliography_node)):
             old: ListSpec = node["spec"]
@@ -148,7 +163,9 @@ class RefbookDomain(Domain):
             __version__, ENV_VERSION, s.style, s.backlinks, auto_doc, order, titles, specs,
             sorted(self.nocite.items()), s.check,
             [(doc, [(x.index, x.citation.refs, x.citation.mode, x.section, x.anchor)
-                    for x in self.sites[doc]]) for doc in sorted(self.sites)])))
+                    for x in self.sites[doc]]) for doc in sorted(self.sites)],
+            [(doc, [(x.index, x.citation.refs, x.citation.mode) for x in self.footsites[doc]])
+             for doc in sorted(self.footsites)])))
         cache_dir = Path(env.doctreedir) / "refbook-cache"
         if self._book is not None and self._book_key == key:
             return self._book
@@ -158,12 +175,13 @@ class RefbookDomain(Domain):
             book = resolve_book(
                 bibfiles=bibfiles, style=s.style, sites=self.sites, specs=specs,
                 nocite=self.nocite, order=order, titles=titles, backlinks=s.backlinks,
-                cache_dir=str(cache_dir), auto_doc=auto_doc, check=s.check)
+                cache_dir=str(cache_dir), auto_doc=auto_doc, check=s.check,
+                footsites=self.footsites)
             book.problems = tuple(_sphinx_hint(d, str(env.srcdir)) for d in book.problems)
             book.bib_problems = tuple(_sphinx_hint(d, str(env.srcdir)) for d in book.bib_problems)
             _store(cache_dir / "book.pickle", key, book)
         else:
-            book.problems = relocate(book.problems, self.sites)
+            book.problems = relocate(book.problems, self.sites, self.footsites)
         self._book, self._book_key = book, key
         self.data["book_key"] = key
         return book
@@ -276,6 +294,28 @@ class CiteDomain(Domain):
         return []
 
 
+class FootCiteDomain(Domain):
+    """Carries the footnote roles under sphinxcontrib-bibtex's name ``footcite``
+    (``:footcite:t:``); the data lives in ``refbook``."""
+
+    name = "footcite"
+    label = "footnote citations"
+    roles: ClassVar[dict[str, RoleFunction | Any]] = {form: FootCiteRole() for form in FOOT_FORMS}
+    directives: ClassVar[dict[str, type[Any]]] = {}
+    initial_data: ClassVar[dict[str, Any]] = {}
+
+    def clear_doc(self, docname: str) -> None:
+        return None
+
+    def merge_domaindata(self, docnames: Set[str], otherdata: dict[str, Any]) -> None:
+        return None
+
+    def resolve_any_xref(self, env: BuildEnvironment, fromdocname: str, builder: Builder,
+                         target: str, node: pending_xref, contnode: Element,
+                         ) -> list[tuple[str, nodes.reference]]:
+        return []
+
+
 def _load(path: Path, key: str) -> Book | None:
     """The book cached in ``path`` for ``key``; ``None`` for a miss (also a file that is not
     authentic: ``refbook.sealed`` checks its HMAC before unpickling anything)."""
@@ -290,14 +330,17 @@ def _store(path: Path, key: str, book: Book) -> None:
     sealed.dump((key, book), path)
 
 
-def relocate(problems: tuple[Diagnostic, ...],
-             sites: dict[str, tuple[CitationSite, ...]]) -> tuple[Diagnostic, ...]:
-    """Give a cached book's citation diagnostics the lines the pages have now."""
+def relocate(problems: tuple[Diagnostic, ...], sites: dict[str, tuple[CitationSite, ...]],
+             footsites: dict[str, tuple[CitationSite, ...]] | None = None,
+             ) -> tuple[Diagnostic, ...]:
+    """Give a cached book's citation diagnostics the lines the pages have now (the book lists
+    the problems of citations before those of footnote citations)."""
     lines: dict[tuple[str, str], list[int]] = {}
-    for doc, doc_sites in sites.items():
-        for x in doc_sites:
-            for k in x.citation.keys:
-                lines.setdefault((doc, k), []).append(x.line)
+    for group in (sites, footsites or {}):
+        for doc, doc_sites in group.items():
+            for x in doc_sites:
+                for k in x.citation.keys:
+                    lines.setdefault((doc, k), []).append(x.line)
     seen: dict[tuple[str, str], int] = {}
     out = []
     for d in problems:
@@ -406,5 +449,5 @@ def on_get_outdated(app: Sphinx, env: BuildEnvironment, added: Set[str], changed
     return sorted(env.found_docs - set(added) - set(changed))
 
 
-__all__ = ["CiteDomain", "RefbookDomain", "book_order", "domain_of", "files_digest",
+__all__ = ["CiteDomain", "FootCiteDomain", "RefbookDomain", "book_order", "domain_of", "files_digest",
            "on_get_outdated"]
