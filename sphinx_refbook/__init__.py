@@ -9,10 +9,9 @@ names the pages to re-write; writing fills the placeholders with nodes. Diagnost
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from sphinx.util.fileutil import copy_asset_file
 
 from refbook import __version__
 from refbook.render.reference_list import STYLESHEET_FILE
@@ -41,6 +40,7 @@ from sphinx_refbook.nodes import (
 )
 from sphinx_refbook.pandoc import PandocCitations
 from sphinx_refbook.roles import CiteRole
+from sphinx_refbook.search import escape_section_titles
 from sphinx_refbook.writer import COPIED_CITATION, EntryLabels, ResolveCitations
 
 if TYPE_CHECKING:
@@ -62,7 +62,8 @@ def _add_css(app: Sphinx) -> None:
         # plugin's too: both hosts style their identical lists alike.
         static = Path(app.outdir) / "_static"
         static.mkdir(parents=True, exist_ok=True)
-        copy_asset_file(STYLESHEET_FILE, static / "refbook.css", force=True)
+        # a plain copy: Sphinx's copy_asset_file has no force= before 8 and never overwrites
+        shutil.copyfile(STYLESHEET_FILE, static / "refbook.css")
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -92,6 +93,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-get-outdated", on_get_outdated)
     app.connect("builder-inited", _add_css)
     app.connect("build-finished", on_build_finished)
+    app.connect("build-finished", escape_section_titles)
     return {
         "version": __version__,
         "env_version": ENV_VERSION,

@@ -183,8 +183,15 @@ def validate(app: Sphinx, config: Config) -> None:
         found.append(("refbook_style", (f"refbook_style = {style!r} is not an installed style; "
                                        f"choose one of: {', '.join(sorted(styles))}")))
     _PROBLEMS[id(config)] = tuple(message for _, message in found)
-    for name, message in found:
-        report.config_error(message, *_origin(name, app, config))
+    located = [(_origin(name, app, config), message) for name, message in found]
+    for (place, suffix), message in sorted(located, key=lambda x: _line_of(x[0][0])):
+        report.config_error(message, place, suffix)
+
+
+def _line_of(where: str | None) -> int:
+    """The line of a ``path:line`` location (problems are listed in the order of conf.py)."""
+    tail = (where or "").rpartition(":")[2]
+    return int(tail) if tail.isdigit() else 0
 
 
 def _origin(name: str, app: Sphinx, config: Config) -> tuple[str | None, str]:
