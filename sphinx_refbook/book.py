@@ -10,6 +10,7 @@ exactly the pages whose citations, links or lists changed. No Sphinx object cros
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +22,7 @@ from refbook.items import _item
 from refbook.memo import code_stamp, load_memo, save_memo
 from refbook.models import Location
 from refbook.readers import read_bibliography
-from refbook.registry import Registry, Resolution
+from refbook.registry import KeyIndex, Registry, Resolution, unresolved_key
 from refbook.render.reference_list import (
     CitingPlace,
     anchor,
@@ -60,6 +61,11 @@ class ListSpec:
     scope: str = "book"
     filter: str = ""
     line: int = 0
+    #: the directive's file argument (``.. bibliography:: other.bib``): only these files'
+    #: entries (normalized paths; None: every file of the book)
+    bibfiles: tuple[str, ...] | None = None
+    #: keys listed in the directive's body: shown whatever the scope
+    keys: tuple[str, ...] = ()
 
     @property
     def ident(self) -> tuple[str, int]:
@@ -195,6 +201,7 @@ def resolve_book(
             keys = set(bib.keys()) - cited_set - set(nocited)
         else:
             keys = _filtered(bib, spec, cited_set | set(nocited), cited_docs, problems)
+        keys = _restricted(bib, spec, keys, problems)
         wanted[spec.ident] = keys
     extra = [] if everything else sorted(
         {k for keys in wanted.values() for k in keys} - cited_set - set(nocited))
@@ -395,6 +402,27 @@ def _summed_up(unused: list[Diagnostic]) -> list[Diagnostic]:
         Code.UNUSED_ENTRY, f"{rest} more entries of the bibliography are never cited nor listed "
         "in the book", None, "'refbook check BIB --docs DOCS' lists each; give unused-entry the "
         "severity warning to list them here, or off", severity=Severity.INFO)]
+
+
+def _restricted(bib: Bibliography, spec: ListSpec, keys: set[str],
+                problems: list[Diagnostic]) -> set[str]:
+    """A list's entries from its own files only, plus the keys listed in its body (reported at
+    the directive when no entry has them), as sphinxcontrib-bibtex's directive shows them."""
+    if spec.bibfiles is None and not spec.keys:
+        return keys
+    allowed: set[str] | None = None
+    if spec.bibfiles is not None:
+        files = {os.path.normpath(f) for f in spec.bibfiles}
+        allowed = {e.key for e in bib if os.path.normpath(e.location.file) in files}
+        keys = keys & allowed
+    index = KeyIndex(bib.keys())
+    for key in spec.keys:
+        if key not in bib:
+            problems.append(unresolved_key(key, Location(spec.docname, spec.line), index,
+                                           what="listed"))
+        elif allowed is None or key in allowed:
+            keys.add(key)
+    return keys
 
 
 def _unlisted(bib: Bibliography, sites: Mapping[str, tuple[CitationSite, ...]],

@@ -9,6 +9,8 @@ rest of the adapter reads the validated values through :func:`settings`.
 from __future__ import annotations
 
 import ast
+import codecs
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -39,7 +41,8 @@ class Option:
 
 OPTIONS: tuple[Option, ...] = (
     Option("bibfiles", (), (list, tuple),
-           "The .bib files of the book, relative to the source directory."),
+           "The .bib files of the book, relative to the source directory (strings or "
+           "`pathlib.Path`)."),
     Option("style", "chicago-author-date", (str,),
            "The citation style (an installed refbook style: chicago-author-date, numeric, …)."),
     Option("strict", False, (bool,),
@@ -62,7 +65,13 @@ OPTIONS: tuple[Option, ...] = (
 )
 
 #: sphinxcontrib-bibtex names accepted so that a project migrates by swapping the extension.
+#: Its paths are relative to the folder of conf.py, as sphinxcontrib-bibtex reads them.
 ALIASES: dict[str, str] = {"bibtex_bibfiles": "bibfiles"}
+
+#: sphinxcontrib-bibtex's ``bibtex_encoding`` values refbook honours: its reader reads UTF-8
+#: (a byte-order mark included) and, failing that, Latin-1 — declared, that is no problem.
+ENCODINGS = {"utf-8": "utf-8", "utf-8-sig": "utf-8", "latin-1": "latin-1",
+             "iso8859-1": "latin-1"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +87,11 @@ class Settings:
     bibliography_header: str
     #: the validation options (from ``refbook_check`` or ``pyproject.toml``), strict included
     check: CheckConfig
+    #: the folder the bibfiles are relative to: "" for the source folder (refbook_bibfiles),
+    #: the folder of conf.py for sphinxcontrib-bibtex's bibtex_bibfiles
+    bibfiles_dir: str = ""
+    #: bibtex_encoding declares Latin-1: the reader's "not UTF-8" diagnostic is expected
+    latin1: bool = False
 
 
 #: id(Sphinx config) → its validation options, computed once at ``config-inited`` (reading
@@ -87,12 +101,16 @@ _CHECKS: dict[int, CheckConfig] = {}
 #: id(Sphinx config) → the problems ``config-inited`` found (empty: the configuration is usable)
 _PROBLEMS: dict[int, tuple[str, ...]] = {}
 
+#: id(Sphinx config) → the folder of conf.py (sphinxcontrib-bibtex's paths are relative to it)
+_CONFDIRS: dict[int, str] = {}
+
 
 def register(app: Sphinx) -> None:
     for opt in OPTIONS:
         app.add_config_value(f"refbook_{opt.name}", opt.default, opt.rebuild, opt.types)
     for alias in ALIASES:
         app.add_config_value(alias, None, "env")
+    app.add_config_value("bibtex_encoding", "utf-8-sig", "env", (str,))
 
 
 def settings(config: Config) -> Settings:
@@ -102,11 +120,14 @@ def settings(config: Config) -> Settings:
     for opt in OPTIONS:
         value = getattr(config, f"refbook_{opt.name}", opt.default)
         values[opt.name] = value if isinstance(value, opt.types) else opt.default
+    values["bibfiles_dir"] = ""
     for alias, name in ALIASES.items():
         given = getattr(config, alias, None)
         if given and isinstance(given, list | tuple) and not values[name]:
             values[name] = given
-    values["bibfiles"] = tuple(p for p in values["bibfiles"] if isinstance(p, str) and p)
+            values["bibfiles_dir"] = _CONFDIRS.get(id(config), "")
+    values["bibfiles"] = tuple(_path(p) for p in values["bibfiles"] if _path(p))
+    values["latin1"] = ENCODINGS.get(_codec(getattr(config, "bibtex_encoding", ""))) == "latin-1"
     if values["style"] not in available_styles():
         values["style"] = _default("style")
     check = _CHECKS.get(id(config))
@@ -123,6 +144,21 @@ def problems(config: Config) -> tuple[str, ...]:
     """The configuration problems logged at ``config-inited``; while there are any, refbook
     leaves every citation as written and the build fails at its end."""
     return _PROBLEMS.get(id(config), ())
+
+
+def _path(value: object) -> str:
+    """A bibfiles entry as a path string ("" for anything else): str or ``pathlib.Path``."""
+    if isinstance(value, str | os.PathLike):
+        return os.fsdecode(os.fspath(value))
+    return ""
+
+
+def _codec(name: object) -> str:
+    """The canonical name of an encoding ("" for an unknown one)."""
+    try:
+        return codecs.lookup(str(name)).name
+    except LookupError:
+        return ""
 
 
 def _default(name: str) -> Any:
@@ -164,19 +200,28 @@ def validate(app: Sphinx, config: Config) -> None:
                       "per_entry_ignore and extra_fields; 'refbook check --list-rules' names "
                       "every code)")))
     _CHECKS[id(config)] = check
+    _CONFDIRS[id(config)] = str(app.confdir or "")
+    alias_given = getattr(config, "bibtex_bibfiles", None)
     bibfiles = config.refbook_bibfiles
     if not isinstance(bibfiles, list | tuple) or not bibfiles:
-        bibfiles = getattr(config, "bibtex_bibfiles", None)
+        bibfiles = alias_given
     named = "refbook_bibfiles" if config.refbook_bibfiles else (
-        "bibtex_bibfiles" if getattr(config, "bibtex_bibfiles", None) else "refbook_bibfiles")
-    bad = [p for p in bibfiles if not isinstance(p, str) or not p] if isinstance(
-        bibfiles, list | tuple) else []
+        "bibtex_bibfiles" if alias_given is not None else "refbook_bibfiles")
+    bad = [p for p in bibfiles if not _path(p)] if isinstance(bibfiles, list | tuple) else []
     if bad:
-        found.append((named, f"{named} must hold file paths (strings), got {bad!r}"))
-    elif not bibfiles:
+        found.append((named, (f"{named} must hold file paths (strings or pathlib.Path), got "
+                             f"{bad!r}")))
+    elif not bibfiles and alias_given is None:
+        # sphinxcontrib-bibtex accepts bibtex_bibfiles = [] (a book without entries yet)
         found.append((named, ("refbook_bibfiles is empty: list the book's .bib files in "
                              "conf.py, e.g. refbook_bibfiles = ['references.bib'] "
                              "(bibtex_bibfiles is accepted too)")))
+    encoding = getattr(config, "bibtex_encoding", "utf-8-sig")
+    if _codec(encoding) not in ENCODINGS:
+        found.append(("bibtex_encoding", (
+            f"bibtex_encoding = {encoding!r}: refbook reads .bib files as UTF-8 (or Latin-1, "
+            "bibtex_encoding = 'latin-1'); convert the files to UTF-8, e.g. with "
+            f"iconv -f {encoding} -t utf-8")))
     style = config.refbook_style
     styles = available_styles()
     if isinstance(style, str) and style not in styles:

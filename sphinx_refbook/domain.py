@@ -138,7 +138,7 @@ class RefbookDomain(Domain):
         specs = []
         for i, node in enumerate(doctree.findall(bibliography_node)):
             old: ListSpec = node["spec"]
-            spec = ListSpec(docname, i, old.scope, old.filter, old.line)
+            spec = replace(old, docname=docname, index=i)
             node["spec"] = spec
             specs.append(spec)
         if specs:
@@ -161,6 +161,7 @@ class RefbookDomain(Domain):
         bibfiles = self.bibfiles()
         key = files_digest([*bibfiles]) + _digest(repr((
             __version__, ENV_VERSION, s.style, s.backlinks, auto_doc, order, titles, specs,
+            s.latin1,
             sorted(self.nocite.items()), s.check,
             [(doc, [(x.index, x.citation.refs, x.citation.mode, x.section, x.anchor)
                     for x in self.sites[doc]]) for doc in sorted(self.sites)],
@@ -177,8 +178,14 @@ class RefbookDomain(Domain):
                 nocite=self.nocite, order=order, titles=titles, backlinks=s.backlinks,
                 cache_dir=str(cache_dir), auto_doc=auto_doc, check=s.check,
                 footsites=self.footsites)
-            book.problems = tuple(_sphinx_hint(d, str(env.srcdir)) for d in book.problems)
-            book.bib_problems = tuple(_sphinx_hint(d, str(env.srcdir)) for d in book.bib_problems)
+            base = s.bibfiles_dir or str(env.srcdir)
+            # bibtex_encoding = 'latin-1' declares what the reader's fallback found
+            expected = {Code.ENCODING} if s.latin1 else set()
+            alias = bool(s.bibfiles_dir)
+            book.problems = tuple(_sphinx_hint(d, base, alias) for d in book.problems
+                                  if d.code not in expected)
+            book.bib_problems = tuple(_sphinx_hint(d, base, alias) for d in book.bib_problems
+                                      if d.code not in expected)
             _store(cache_dir / "book.pickle", key, book)
         else:
             book.problems = relocate(book.problems, self.sites, self.footsites)
@@ -190,8 +197,9 @@ class RefbookDomain(Domain):
         return self._book if self._book is not None else self.resolve()
 
     def bibfiles(self) -> list[str]:
-        srcdir = str(self.env.srcdir)
-        return [os.path.normpath(os.path.join(srcdir, p)) for p in settings(self.env.config).bibfiles]
+        s = settings(self.env.config)
+        base = s.bibfiles_dir or str(self.env.srcdir)
+        return [os.path.normpath(os.path.join(base, p)) for p in s.bibfiles]
 
     def before_read(self, docnames: Iterable[str]) -> None:
         self._read_now = set(docnames)
@@ -354,11 +362,15 @@ def relocate(problems: tuple[Diagnostic, ...], sites: dict[str, tuple[CitationSi
     return tuple(out)
 
 
-def _sphinx_hint(d: Diagnostic, srcdir: str) -> Diagnostic:
-    """A missing file: the path came from conf.py, relative to the source folder (not the cwd)."""
+def _sphinx_hint(d: Diagnostic, base: str, alias: bool = False) -> Diagnostic:
+    """A missing file: the path came from conf.py, relative to the source folder (not the cwd),
+    or for bibtex_bibfiles to the folder of conf.py."""
     if d.code is Code.FILE and "not found" in d.message:
+        if alias:
+            return replace(d, hint=f"check bibtex_bibfiles in conf.py: paths are relative to "
+                                   f"the folder of conf.py {base}")
         return replace(d, hint=f"check refbook_bibfiles in conf.py: paths are relative to the "
-                               f"source folder {srcdir}")
+                               f"source folder {base}")
     return d
 
 

@@ -109,7 +109,7 @@ def test_every_configuration_problem_at_its_line_of_conf_py(
 @pytest.mark.parametrize(("line", "message"), [
     ("refbook_bibfiles = []", "refbook_bibfiles is empty: list the book's .bib files"),
     ("bibtex_bibfiles = 'refs.bib'", "bibtex_bibfiles must be a list of .bib paths, not str"),
-    ("refbook_bibfiles = ['refs.bib', 3]", "refbook_bibfiles must hold file paths (strings)"),
+    ("refbook_bibfiles = ['refs.bib', 3]", "refbook_bibfiles must hold file paths (strings or pathlib.Path)"),
 ])
 def test_bibliography_files_problems(copy_root: Callable[[str], Path], line: str,
                                      message: str) -> None:

@@ -118,7 +118,7 @@ def test_role_syntax_error(copy_root: Callable[[str], Path], build: Callable[...
      "refbook_check: severity of 'title-case' is 'loud'; use error, warning, info or off"),
     ("refbook_check = {'colour': 'red'}", "refbook_check: unknown validation option(s): colour"),
     ("refbook_check = ['title-case']", "refbook_check must be a dict or NoneType, not list"),
-    ("refbook_bibfiles = ['refs.bib', '']", ("refbook_bibfiles must hold file paths (strings), "
+    ("refbook_bibfiles = ['refs.bib', '']", ("refbook_bibfiles must hold file paths (strings or pathlib.Path), "
                                            "got ['']")),
 ])
 def test_config_errors(copy_root: Callable[[str], Path], build: Callable[..., Built],
