@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup lint typecheck test example bench ci clean
+.PHONY: setup lint typecheck test test-sphinx-matrix example bench ci clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,11 @@ test: $(STAMP)
 	@$(BIN)/python -m pytest -q; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
+# The Sphinx extension's tests on every older supported Sphinx line (7.4, 8.2), one venv each
+# under .venv-matrix/ (`make test` runs the newest line).
+test-sphinx-matrix:
+	PYTHON=$(PYTHON) bash tests/matrix.sh
+
 # The example book: its reference list rendered by the CLI in every format, then the same
 # Markdown pages built by Sphinx (MyST, -W) and by MkDocs (--strict), both warning-free.
 example: $(STAMP)
@@ -47,7 +52,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/mkdocs_bench.py
 	$(BIN)/python benchmarks/sphinx_bench.py
 
-ci: test
+ci: test test-sphinx-matrix
 
 clean:
-	rm -rf $(VENV) example_book/_build .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-matrix example_book/_build .pytest_cache .mypy_cache .ruff_cache

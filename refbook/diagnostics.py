@@ -90,6 +90,7 @@ class Code(Enum):
     # citations
     CITE_CASE = ("cite-case", Severity.ERROR, 'A citation names a key that exists only with different letter case; keys are case-sensitive.', "citations")
     UNUSED_ENTRY = ("unused-entry", Severity.INFO, 'An entry is never cited nor listed in the book (info by default: a shared bibliography holds many; set it to warning to have each one fail a strict build).', "citations")
+    UNLISTED_CITATION = ("unlisted-citation", Severity.WARNING, "A citation's entry is in no reference list of the book (say, the only list is page-scoped and on another page): the citation is shown formatted but links nowhere, and its entry appears nowhere. Add a list of the whole book or widen a list's filter.", "citations")
 
     def __init__(self, slug: str, severity: Severity, doc: str, family: str) -> None:
         self.slug = slug

@@ -9,10 +9,9 @@ names the pages to re-write; writing fills the placeholders with nodes. Diagnost
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from sphinx.util.fileutil import copy_asset_file
 
 from refbook import __version__
 from refbook.render.reference_list import STYLESHEET_FILE
@@ -21,15 +20,27 @@ from sphinx_refbook.directive import BibliographyDirective
 from sphinx_refbook.domain import (
     ENV_VERSION,
     CiteDomain,
+    FootCiteDomain,
     RefbookDomain,
     on_before_read,
+    on_build_finished,
     on_doctree_read,
     on_env_updated,
     on_get_outdated,
 )
-from sphinx_refbook.nodes import SKIP, bibliography_node, citation_node
+from sphinx_refbook.footnotes import FootBibliographyDirective, FootCiteRole, PlaceFootnotes
+from sphinx_refbook.nodes import (
+    PASS,
+    SKIP,
+    bibliography_node,
+    citation_node,
+    foot_author_node,
+    foot_entry_node,
+    footcite_node,
+)
 from sphinx_refbook.pandoc import PandocCitations
 from sphinx_refbook.roles import CiteRole
+from sphinx_refbook.search import escape_section_titles
 from sphinx_refbook.writer import COPIED_CITATION, EntryLabels, ResolveCitations
 
 if TYPE_CHECKING:
@@ -51,7 +62,8 @@ def _add_css(app: Sphinx) -> None:
         # plugin's too: both hosts style their identical lists alike.
         static = Path(app.outdir) / "_static"
         static.mkdir(parents=True, exist_ok=True)
-        copy_asset_file(STYLESHEET_FILE, static / "refbook.css", force=True)
+        # a plain copy: Sphinx's copy_asset_file has no force= before 8 and never overwrites
+        shutil.copyfile(STYLESHEET_FILE, static / "refbook.css")
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -60,11 +72,17 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(citation_node, html=COPIED_CITATION, latex=COPIED_CITATION,
                  text=COPIED_CITATION, man=COPIED_CITATION, texinfo=COPIED_CITATION)
     app.add_node(bibliography_node, html=SKIP, latex=SKIP, text=SKIP, man=SKIP, texinfo=SKIP)
+    for placeholder in (footcite_node, foot_author_node, foot_entry_node):
+        app.add_node(placeholder, html=PASS, latex=PASS, text=PASS, man=PASS, texinfo=PASS)
     app.add_domain(RefbookDomain)
     app.add_domain(CiteDomain)
+    app.add_domain(FootCiteDomain)
     app.add_role("cite", CiteRole())
+    app.add_role("footcite", FootCiteRole())
     app.add_directive("bibliography", BibliographyDirective)
+    app.add_directive("footbibliography", FootBibliographyDirective)
     app.add_transform(PandocCitations)
+    app.add_transform(PlaceFootnotes)
     app.add_post_transform(ResolveCitations)
     app.add_post_transform(EntryLabels)
     app.connect("env-before-read-docs", on_before_read)
@@ -74,6 +92,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-updated", on_env_updated)
     app.connect("env-get-outdated", on_get_outdated)
     app.connect("builder-inited", _add_css)
+    app.connect("build-finished", on_build_finished)
+    app.connect("build-finished", escape_section_titles)
     return {
         "version": __version__,
         "env_version": ENV_VERSION,

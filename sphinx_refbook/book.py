@@ -10,17 +10,19 @@ exactly the pages whose citations, links or lists changed. No Sphinx object cros
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from refbook.config import Config
 from refbook.diagnostics import Code, Diagnostic, Severity
+from refbook.ir import Span, Text
 from refbook.items import _item
 from refbook.memo import code_stamp, load_memo, save_memo
 from refbook.models import Location
 from refbook.readers import read_bibliography
-from refbook.registry import Registry
+from refbook.registry import KeyIndex, Registry, Resolution, unresolved_key
 from refbook.render.reference_list import (
     CitingPlace,
     anchor,
@@ -30,10 +32,12 @@ from refbook.render.reference_list import (
 )
 from refbook.render.reference_list import backlinks as entry_backlinks
 from refbook.render.text import to_line
+from refbook.styles import get_style
 from refbook.validate import apply_config, check_bibliography
 from refbook.validate.citations import unused_entries
 from refbook.validate.report import INFO_LIMIT
 from sphinx_refbook.filters import FilterError, evaluate, parse_filter
+from sphinx_refbook.render import item_key
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -41,7 +45,7 @@ if TYPE_CHECKING:
     from refbook.csl import Item
     from refbook.ir import Inlines
     from refbook.models import Bibliography
-    from refbook.registry import CitationSite, Resolution
+    from refbook.registry import CitationSite
     from refbook.render.reference_list import BackLinks
 
 #: List scopes: the book's cited entries, this page's, every entry, the uncited ones, a filter.
@@ -57,6 +61,11 @@ class ListSpec:
     scope: str = "book"
     filter: str = ""
     line: int = 0
+    #: the directive's file argument (``.. bibliography:: other.bib``): only these files'
+    #: entries (normalized paths; None: every file of the book)
+    bibfiles: tuple[str, ...] | None = None
+    #: keys listed in the directive's body: shown whatever the scope
+    keys: tuple[str, ...] = ()
 
     @property
     def ident(self) -> tuple[str, int]:
@@ -87,6 +96,10 @@ class Book:
     bib_problems: tuple[Diagnostic, ...]
     bib_digest: str
     entries: dict[str, Inlines] = field(default_factory=dict)
+    #: footnote citations: (docname, index) → key → the author part a textual one shows,
+    #: key → the entry a footnote shows (without a list's label)
+    foot_authors: dict[tuple[str, int], dict[str, Inlines]] = field(default_factory=dict)
+    foot_entries: dict[str, Inlines] = field(default_factory=dict)
 
     def target(self, fromdoc: str, key: str) -> Target | None:
         local = self.local.get((fromdoc, key))
@@ -145,9 +158,11 @@ def resolve_book(
     cache_dir: str | None = None,
     auto_doc: str | None = None,
     check: Config | None = None,
+    footsites: Mapping[str, tuple[CitationSite, ...]] | None = None,
 ) -> Book:
     """Format the book. ``order`` is the reading order of documents; ``auto_doc`` receives the
-    book's list when no spec exists."""
+    book's list when no spec exists; ``footsites`` are the footnote citations (formatted apart:
+    no list shows their entries)."""
     bib = read_bibliography(list(bibfiles), cache_dir=cache_dir)
     registry = Registry()
     doc_order = list(order) + sorted(d for d in sites if d not in order)
@@ -186,6 +201,7 @@ def resolve_book(
             keys = set(bib.keys()) - cited_set - set(nocited)
         else:
             keys = _filtered(bib, spec, cited_set | set(nocited), cited_docs, problems)
+        keys = _restricted(bib, spec, keys, problems)
         wanted[spec.ident] = keys
     extra = [] if everything else sorted(
         {k for keys in wanted.values() for k in keys} - cited_set - set(nocited))
@@ -217,6 +233,10 @@ def resolve_book(
                 ids[k] = local_anchor(k, spec.docname, spec.index)
             local.setdefault((spec.docname, k), ids[k])
         anchors[spec.ident] = ids
+    if all_specs:  # a book without any list (no directive, no automatic one) links nothing by choice
+        problems += _unlisted(bib, sites, doc_order, home, local)
+    foot, foot_used = _footnotes(bib, items, style, doc_order, footsites or {}, cache_dir)
+    problems += foot.diagnostics
     tooltips = {k: to_line(v) for k, v in res.entries}
     back: dict[str, BackLinks] = {}
     if backlinks:
@@ -225,15 +245,96 @@ def resolve_book(
     # validation: the .bib rules, then the book's citations (unknown keys, unused entries),
     # one configuration for both, as `refbook check --docs` applies it
     bib_problems = _bib_checks(bib, check, files_digest(bibfiles), cache_dir)
-    used = set(bib.keys()) if everything else {k for k, _ in res.entries} | cited_set
+    used = set(bib.keys()) if everything else {k for k, _ in res.entries} | cited_set | foot_used
     unused = unused_entries(bib, used) if check.enabled(Code.UNUSED_ENTRY) else []
     cite_problems = apply_config([*res.diagnostics, *problems], check, bib)
     cite_problems += _summed_up(apply_config(unused, check, bib))
     book = Book(res, tuple(all_specs), listed, anchors, home, local, tooltips, back, {},
                 (*bib_problems, *cite_problems), tuple(bib_problems),
-                files_digest(bibfiles), entries)
-    book.fingerprints = fingerprints(book, sites)
+                files_digest(bibfiles), entries,
+                _foot_authors(foot, footsites or {}, items, style),
+                {k: _without_label(v) for k, v in foot.entries})
+    book.fingerprints = fingerprints(book, sites, footsites or {})
     return book
+
+
+def _footnotes(bib: Bibliography, items: LazyItems, style: str, doc_order: Sequence[str],
+               footsites: Mapping[str, tuple[CitationSite, ...]],
+               cache_dir: str | None) -> tuple[Resolution, set[str]]:
+    """The footnote citations formatted book-wide on their own (what a footnote shows is an
+    entry, and its year suffixes are those of the footnoted entries), and their keys."""
+    if not footsites:
+        return Resolution({}, (), {}, ()), set()
+    registry = Registry()
+    for doc in [*doc_order, *sorted(d for d in footsites if d not in doc_order)]:
+        if doc in footsites:
+            registry.add_sites(doc, footsites[doc])
+    keys = {k for sites in footsites.values() for s in sites for k in s.citation.keys}
+    return registry.resolve(bib, items, style, order=doc_order, memo_dir=cache_dir), keys
+
+
+def author_spans(ir: Inlines) -> list[Span]:
+    """The author part of each key of a narrative citation.
+
+    The core renders a narrative cite of a key as two items, author then year, with the same
+    key: the first item of each run of one key is its author part.
+    """
+    items = [n for n in ir if isinstance(n, Span) and n.role == "cite-item"]
+    out: list[Span] = []
+    previous = None
+    for n in items:
+        key = item_key(n)
+        if key != previous:
+            out.append(n)
+        previous = key
+    return out
+
+
+def _foot_authors(res: Resolution, footsites: Mapping[str, tuple[CitationSite, ...]],
+                  items: LazyItems, style: str) -> dict[tuple[str, int], dict[str, Inlines]]:
+    """What a textual footnote citation shows before each mark: the style's author part of a
+    narrative citation; a numeric style, which has none (its narrative citation is the number),
+    the authors' family names ("A", "A and B", "A et al.", every name for the ``s`` forms)."""
+    author_date = get_style(style).kind == "author-date"
+    out: dict[tuple[str, int], dict[str, Inlines]] = {}
+    for doc, sites in footsites.items():
+        for s in sites:
+            if s.citation.mode != "narrative":
+                continue
+            parts: dict[str, Inlines] = {}
+            if author_date:
+                for span in author_spans(res.citations.get((doc, s.index), ())):
+                    parts.setdefault(item_key(span), span.children)
+            else:
+                for ref in s.citation.refs:
+                    if ref.key in items:
+                        parts[ref.key] = (Text(names_text(items[ref.key], ref.all_authors)),)
+            out[doc, s.index] = parts
+    return out
+
+
+def names_text(item: Item, every_name: bool) -> str:
+    """The family names of an entry's authors (else editors; else its title)."""
+    names = item.name_list("author") or item.name_list("editor")
+    if not names:
+        return to_line(item.var("title"))
+    # the "von" part too, as sphinxcontrib-bibtex's names ("van der Berg")
+    shown = [n.literal or " ".join(p for p in (n.dropping_particle, n.non_dropping_particle,
+                                               n.family) if p)
+             for n in names if not n.others]
+    more = any(n.others for n in names)
+    if not every_name and (len(shown) > 2 or more):
+        return f"{shown[0]} et al."
+    if more:
+        return ", ".join(shown) + " et al."
+    if len(shown) <= 2:
+        return " and ".join(shown)
+    return ", ".join(shown[:-1]) + ", and " + shown[-1]
+
+
+def _without_label(entry: Inlines) -> Inlines:
+    """A footnote has its own number: a numeric style's ``[n]`` label goes."""
+    return tuple(n for n in entry if not (isinstance(n, Span) and n.role == "csl-left-margin"))
 
 
 def _backlinks(res: Resolution, sites: Mapping[str, tuple[CitationSite, ...]],
@@ -301,6 +402,48 @@ def _summed_up(unused: list[Diagnostic]) -> list[Diagnostic]:
         "severity warning to list them here, or off", severity=Severity.INFO)]
 
 
+def _restricted(bib: Bibliography, spec: ListSpec, keys: set[str],
+                problems: list[Diagnostic]) -> set[str]:
+    """A list's entries from its own files only, plus the keys listed in its body (reported at
+    the directive when no entry has them), as sphinxcontrib-bibtex's directive shows them."""
+    if spec.bibfiles is None and not spec.keys:
+        return keys
+    allowed: set[str] | None = None
+    if spec.bibfiles is not None:
+        files = {os.path.normpath(f) for f in spec.bibfiles}
+        allowed = {e.key for e in bib if os.path.normpath(e.location.file) in files}
+        keys = keys & allowed
+    index = KeyIndex(bib.keys())
+    for key in spec.keys:
+        if key not in bib:
+            problems.append(unresolved_key(key, Location(spec.docname, spec.line), index,
+                                           what="listed"))
+        elif allowed is None or key in allowed:
+            keys.add(key)
+    return keys
+
+
+def _unlisted(bib: Bibliography, sites: Mapping[str, tuple[CitationSite, ...]],
+              doc_order: Sequence[str], home: Mapping[str, Target],
+              local: Mapping[tuple[str, str], str]) -> list[Diagnostic]:
+    """Each citation of an entry that no list of the book shows, at its line: it is rendered
+    but cannot link anywhere (an unknown key is reported as such instead)."""
+    out = []
+    for doc in doc_order:
+        for site in sites.get(doc, ()):
+            for key in dict.fromkeys(site.citation.keys):
+                if key in bib and key not in home and (doc, key) not in local:
+                    out.append(Diagnostic(
+                        Code.UNLISTED_CITATION,
+                        f"'{key}' is cited here but no reference list of the book shows it, so "
+                        "the citation links nowhere",
+                        Location(doc, site.line),
+                        "add a list of the whole book (a bibliography directive without "
+                        ":filter:) or widen a list's filter so that it shows this entry",
+                        key=key))
+    return out
+
+
 def _filtered(bib: Bibliography, spec: ListSpec, cited: set[str],
               cited_docs: dict[str, list[str]], problems: list[Diagnostic]) -> set[str]:
     try:
@@ -320,10 +463,18 @@ def _filtered(bib: Bibliography, spec: ListSpec, cited: set[str],
     return keys
 
 
-def fingerprints(book: Book, sites: Mapping[str, tuple[CitationSite, ...]]) -> dict[str, str]:
-    """Per page, a digest of everything refbook puts on it (citations, links, tooltips, lists)."""
+def fingerprints(book: Book, sites: Mapping[str, tuple[CitationSite, ...]],
+                 footsites: Mapping[str, tuple[CitationSite, ...]] | None = None,
+                 ) -> dict[str, str]:
+    """Per page, a digest of everything refbook puts on it (citations, links, tooltips, lists,
+    footnote citations and their footnotes)."""
     res = book.resolution
     parts: dict[str, list[object]] = {}
+    for doc, doc_sites in (footsites or {}).items():
+        for s in doc_sites:
+            parts.setdefault(doc, []).append((
+                "foot", s.index, book.foot_authors.get((doc, s.index)),
+                [(k, book.foot_entries.get(k)) for k in s.citation.keys]))
     for doc, doc_sites in sites.items():
         for s in doc_sites:
             keys = s.citation.keys

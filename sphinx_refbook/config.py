@@ -2,21 +2,24 @@
 
 Where it sits: ``setup()`` registers one Sphinx config value per :class:`Option` (``refbook_*``),
 plus sphinxcontrib-bibtex's ``bibtex_bibfiles`` as an alias; ``config-inited`` validates them
-and fails with a clear message before any document is read. The rest of the adapter reads the
-validated values through :func:`settings`.
+and reports every unusable value, at its line of ``conf.py``, before any document is read. The
+rest of the adapter reads the validated values through :func:`settings`.
 """
 
 from __future__ import annotations
 
+import ast
+import codecs
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
-
-from sphinx.errors import ConfigError
 
 from refbook.config import Config as CheckConfig
 from refbook.config import ConfigError as CheckConfigError
 from refbook.config import host_config
 from refbook.styles import available_styles
+from sphinx_refbook import report
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -38,7 +41,8 @@ class Option:
 
 OPTIONS: tuple[Option, ...] = (
     Option("bibfiles", (), (list, tuple),
-           "The .bib files of the book, relative to the source directory."),
+           "The .bib files of the book, relative to the source directory (strings or "
+           "`pathlib.Path`)."),
     Option("style", "chicago-author-date", (str,),
            "The citation style (an installed refbook style: chicago-author-date, numeric, …)."),
     Option("strict", False, (bool,),
@@ -61,7 +65,13 @@ OPTIONS: tuple[Option, ...] = (
 )
 
 #: sphinxcontrib-bibtex names accepted so that a project migrates by swapping the extension.
+#: Its paths are relative to the folder of conf.py, as sphinxcontrib-bibtex reads them.
 ALIASES: dict[str, str] = {"bibtex_bibfiles": "bibfiles"}
+
+#: sphinxcontrib-bibtex's ``bibtex_encoding`` values refbook honours: its reader reads UTF-8
+#: (a byte-order mark included) and, failing that, Latin-1 — declared, that is no problem.
+ENCODINGS = {"utf-8": "utf-8", "utf-8-sig": "utf-8", "latin-1": "latin-1",
+             "iso8859-1": "latin-1"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,11 +87,22 @@ class Settings:
     bibliography_header: str
     #: the validation options (from ``refbook_check`` or ``pyproject.toml``), strict included
     check: CheckConfig
+    #: the folder the bibfiles are relative to: "" for the source folder (refbook_bibfiles),
+    #: the folder of conf.py for sphinxcontrib-bibtex's bibtex_bibfiles
+    bibfiles_dir: str = ""
+    #: bibtex_encoding declares Latin-1: the reader's "not UTF-8" diagnostic is expected
+    latin1: bool = False
 
 
 #: id(Sphinx config) → its validation options, computed once at ``config-inited`` (reading
 #: ``pyproject.toml`` needs the folder of ``conf.py``, which only the application knows)
 _CHECKS: dict[int, CheckConfig] = {}
+
+#: id(Sphinx config) → the problems ``config-inited`` found (empty: the configuration is usable)
+_PROBLEMS: dict[int, tuple[str, ...]] = {}
+
+#: id(Sphinx config) → the folder of conf.py (sphinxcontrib-bibtex's paths are relative to it)
+_CONFDIRS: dict[int, str] = {}
 
 
 def register(app: Sphinx) -> None:
@@ -89,60 +110,150 @@ def register(app: Sphinx) -> None:
         app.add_config_value(f"refbook_{opt.name}", opt.default, opt.rebuild, opt.types)
     for alias in ALIASES:
         app.add_config_value(alias, None, "env")
+    app.add_config_value("bibtex_encoding", "utf-8-sig", "env", (str,))
 
 
 def settings(config: Config) -> Settings:
-    values: dict[str, Any] = {opt.name: getattr(config, f"refbook_{opt.name}") for opt in OPTIONS}
+    """The options, each unusable value replaced by its default (the build then fails with the
+    problems :func:`validate` logged, see :func:`problems`)."""
+    values: dict[str, Any] = {}
+    for opt in OPTIONS:
+        value = getattr(config, f"refbook_{opt.name}", opt.default)
+        values[opt.name] = value if isinstance(value, opt.types) else opt.default
+    values["bibfiles_dir"] = ""
     for alias, name in ALIASES.items():
         given = getattr(config, alias, None)
-        if given and not values[name]:
+        if given and isinstance(given, list | tuple) and not values[name]:
             values[name] = given
-    values["bibfiles"] = tuple(values["bibfiles"])
+            values["bibfiles_dir"] = _CONFDIRS.get(id(config), "")
+    values["bibfiles"] = tuple(_path(p) for p in values["bibfiles"] if _path(p))
+    values["latin1"] = ENCODINGS.get(_codec(getattr(config, "bibtex_encoding", ""))) == "latin-1"
+    if values["style"] not in available_styles():
+        values["style"] = _default("style")
     check = _CHECKS.get(id(config))
     if check is None:  # a config that did not pass config-inited (never in a real build)
-        check, _ = host_config(values["check"] or {}, ".", strict=values["strict"])
+        try:
+            check, _ = host_config(values["check"] or {}, ".", strict=values["strict"])
+        except CheckConfigError:
+            check = CheckConfig()
     values["check"] = check
     return Settings(**values)
 
 
-def validate(app: Sphinx, config: Config) -> None:
-    """``config-inited``: reject unusable values with a message that says how to fix them.
+def problems(config: Config) -> tuple[str, ...]:
+    """The configuration problems logged at ``config-inited``; while there are any, refbook
+    leaves every citation as written and the build fails at its end."""
+    return _PROBLEMS.get(id(config), ())
 
-    Also reads the validation options once (``refbook_check`` or the ``pyproject.toml`` next
-    to ``conf.py``).
+
+def _path(value: object) -> str:
+    """A bibfiles entry as a path string ("" for anything else): str or ``pathlib.Path``."""
+    if isinstance(value, str | os.PathLike):
+        return os.fsdecode(os.fspath(value))
+    return ""
+
+
+def _codec(name: object) -> str:
+    """The canonical name of an encoding ("" for an unknown one)."""
+    try:
+        return codecs.lookup(str(name)).name
+    except LookupError:
+        return ""
+
+
+def _default(name: str) -> Any:
+    return next(opt.default for opt in OPTIONS if opt.name == name)
+
+
+def validate(app: Sphinx, config: Config) -> None:
+    """``config-inited``: every unusable value, each with a message that says how to fix it.
+
+    They are logged as errors at the line of ``conf.py`` that sets the option (or named as a
+    ``-D`` override), not raised: Sphinx 8 and 9 print any exception an extension raises —
+    their own ``ConfigError`` too — as a crash report asking to report a Sphinx bug. The build
+    goes on with refbook idle (citations left as written) and ends with a non-zero status
+    (``on_build_finished``). Also reads the validation options once (``refbook_check`` or the
+    ``pyproject.toml`` next to ``conf.py``).
     """
+    found: list[tuple[str, str]] = []  # (option, message)
     for opt in OPTIONS:
         value = getattr(config, f"refbook_{opt.name}")
         if not isinstance(value, opt.types):
             wanted = " or ".join(t.__name__ for t in opt.types)
-            msg = (f"refbook_{opt.name} must be a {wanted}, not {type(value).__name__} "
-                   f"({value!r}): {opt.doc}")
-            raise ConfigError(msg)
+            found.append((f"refbook_{opt.name}",
+                          (f"refbook_{opt.name} must be a {wanted}, not {type(value).__name__} "
+                          f"({value!r}): {opt.doc}")))
     for alias in ALIASES:
         value = getattr(config, alias, None)
         if value is not None and not isinstance(value, list | tuple):
-            msg = f"{alias} must be a list of .bib paths, not {type(value).__name__} ({value!r})"
-            raise ConfigError(msg)
+            found.append((alias, (f"{alias} must be a list of .bib paths, not "
+                                 f"{type(value).__name__} ({value!r})")))
+    given_check = config.refbook_check if isinstance(config.refbook_check, dict | None) else {}
     try:
-        check, _ = host_config(config.refbook_check, app.confdir,
-                               strict=bool(config.refbook_strict))
+        check, _ = host_config(given_check, app.confdir or ".",
+                               strict=config.refbook_strict is True)
     except CheckConfigError as exc:
-        where = "refbook_check: " if config.refbook_check is not None else ""
-        msg = (f"{where}{exc} (the validation options are select, ignore, severity, "
-               "per_entry_ignore and extra_fields; 'refbook check --list-rules' names every code)")
-        raise ConfigError(msg) from exc
+        check = CheckConfig(strict=config.refbook_strict is True)
+        where = "refbook_check: " if given_check is not None else ""
+        found.append(("refbook_check" if given_check is not None else "",
+                      (f"{where}{exc} (the validation options are select, ignore, severity, "
+                      "per_entry_ignore and extra_fields; 'refbook check --list-rules' names "
+                      "every code)")))
     _CHECKS[id(config)] = check
-    s = settings(config)
-    if not s.bibfiles:
-        msg = ("refbook_bibfiles is empty: list the book's .bib files in conf.py, e.g. "
-               "refbook_bibfiles = ['references.bib'] (bibtex_bibfiles is accepted too)")
-        raise ConfigError(msg)
-    bad = [p for p in s.bibfiles if not isinstance(p, str) or not p]
+    _CONFDIRS[id(config)] = str(app.confdir or "")
+    alias_given = getattr(config, "bibtex_bibfiles", None)
+    bibfiles = config.refbook_bibfiles
+    if not isinstance(bibfiles, list | tuple) or not bibfiles:
+        bibfiles = alias_given
+    named = "refbook_bibfiles" if config.refbook_bibfiles else (
+        "bibtex_bibfiles" if alias_given is not None else "refbook_bibfiles")
+    bad = [p for p in bibfiles if not _path(p)] if isinstance(bibfiles, list | tuple) else []
     if bad:
-        msg = f"refbook_bibfiles must hold file paths (strings), got {bad!r}"
-        raise ConfigError(msg)
+        found.append((named, (f"{named} must hold file paths (strings or pathlib.Path), got "
+                             f"{bad!r}")))
+    elif not bibfiles and alias_given is None:
+        # sphinxcontrib-bibtex accepts bibtex_bibfiles = [] (a book without entries yet)
+        found.append((named, ("refbook_bibfiles is empty: list the book's .bib files in "
+                             "conf.py, e.g. refbook_bibfiles = ['references.bib'] "
+                             "(bibtex_bibfiles is accepted too)")))
+    encoding = getattr(config, "bibtex_encoding", "utf-8-sig")
+    if _codec(encoding) not in ENCODINGS:
+        found.append(("bibtex_encoding", (
+            f"bibtex_encoding = {encoding!r}: refbook reads .bib files as UTF-8 (or Latin-1, "
+            "bibtex_encoding = 'latin-1'); convert the files to UTF-8, e.g. with "
+            f"iconv -f {encoding} -t utf-8")))
+    style = config.refbook_style
     styles = available_styles()
-    if s.style not in styles:
-        msg = (f"refbook_style = {s.style!r} is not an installed style; "
-               f"choose one of: {', '.join(sorted(styles))}")
-        raise ConfigError(msg)
+    if isinstance(style, str) and style not in styles:
+        found.append(("refbook_style", (f"refbook_style = {style!r} is not an installed style; "
+                                       f"choose one of: {', '.join(sorted(styles))}")))
+    _PROBLEMS[id(config)] = tuple(message for _, message in found)
+    located = [(_origin(name, app, config), message) for name, message in found]
+    for (place, suffix), message in sorted(located, key=lambda x: _line_of(x[0][0])):
+        report.config_error(message, place, suffix)
+
+
+def _line_of(where: str | None) -> int:
+    """The line of a ``path:line`` location (problems are listed in the order of conf.py)."""
+    tail = (where or "").rpartition(":")[2]
+    return int(tail) if tail.isdigit() else 0
+
+
+def _origin(name: str, app: Sphinx, config: Config) -> tuple[str | None, str]:
+    """Where an option was set: ``("conf.py:LINE", "")`` or ``(None, " (set by -D …)")``."""
+    if name in config.overrides:
+        return None, f" (set on the command line: -D {name}={config.overrides[name]})"
+    if not name or not app.confdir:
+        return None, ""
+    conf = Path(app.confdir) / "conf.py"
+    try:
+        tree = ast.parse(conf.read_bytes(), filename=str(conf))
+    except (OSError, SyntaxError, ValueError):
+        return str(conf), ""
+    line = 0
+    for node in tree.body:  # the last top-level assignment wins, as in Python
+        targets = (node.targets if isinstance(node, ast.Assign) else
+                   [node.target] if isinstance(node, ast.AnnAssign | ast.AugAssign) else [])
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            line = node.lineno
+    return (f"{conf}:{line}" if line else str(conf)), ""

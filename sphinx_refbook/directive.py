@@ -3,12 +3,15 @@
 Where it sits: at read time it records what the list should hold — the book's cited entries
 (default, or ``:cited:``), this page's (``:scope: page`` or sphinxcontrib-bibtex's
 ``:filter: docname in docnames``), every entry (``:all:``), the uncited ones (``:notcited:``) or
-any ``:filter:`` — and leaves a ``bibliography_node``; the writer fills it in book-wide.
-sphinxcontrib-bibtex's other options are accepted so that a project migrates unchanged.
+any ``:filter:`` — narrowed to the files its argument names (``.. bibliography:: other.bib``)
+and widened by the keys its body lists, as in sphinxcontrib-bibtex, and leaves a
+``bibliography_node``; the writer fills it in book-wide. sphinxcontrib-bibtex's other options
+are accepted so that a project migrates unchanged.
 """
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from docutils.parsers.rst import directives
@@ -33,7 +36,9 @@ def _scope(value: str | None) -> str:
 
 
 class BibliographyDirective(SphinxDirective):
-    has_content = False
+    # sphinxcontrib-bibtex's: the argument names .bib files (the list shows only theirs), the
+    # body lists keys to show whether cited or not
+    has_content = True
     optional_arguments = 1
     final_argument_whitespace = True
     option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {
@@ -80,6 +85,28 @@ class BibliographyDirective(SphinxDirective):
                     scope, flt = "book", ""
         if scope != "filter":
             flt = ""
-        node = bibliography_node("", spec=ListSpec(self.env.docname, 0, scope, flt, self.lineno))
+        keys = tuple(line.strip() for line in self.content if line.strip())
+        spec = ListSpec(self.env.docname, 0, scope, flt, self.lineno, self._bibfiles(), keys)
+        node = bibliography_node("", spec=spec)
         self.set_source_info(node)
         return [node]
+
+    def _bibfiles(self) -> tuple[str, ...] | None:
+        """The files named by the argument (relative to this page, or to the source folder
+        with a leading ``/``), each one of the book's; None without an argument."""
+        if not self.arguments:
+            return None
+        from sphinx_refbook.domain import domain_of
+
+        book_files = {os.path.normpath(f) for f in domain_of(self.env).bibfiles()}
+        chosen = []
+        for name in self.arguments[0].split():
+            path = os.path.normpath(self.env.relfn2path(name)[1])
+            if path in book_files:
+                chosen.append(path)
+                continue
+            msg = (f"{name} is not one of the book's bibliography files, so this list leaves "
+                   "it out (add it to refbook_bibfiles or bibtex_bibfiles in conf.py)")
+            if report.warn("file", msg, (self.env.docname, self.lineno), self.env):
+                domain_of(self.env).note_problem(self.env.docname, "file", msg, self.lineno)
+        return tuple(chosen)

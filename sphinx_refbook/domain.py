@@ -26,9 +26,11 @@ from refbook.models import Location
 from refbook.registry import CitationSite
 from sphinx_refbook import report
 from sphinx_refbook.book import Book, ListSpec, cite_anchor, files_digest, resolve_book
+from sphinx_refbook.config import problems as config_problems
 from sphinx_refbook.config import settings
 from sphinx_refbook.directive import BibliographyDirective
-from sphinx_refbook.nodes import bibliography_node, citation_node
+from sphinx_refbook.footnotes import FOOT_FORMS, FootCiteRole
+from sphinx_refbook.nodes import bibliography_node, citation_node, footcite_node
 from sphinx_refbook.roles import FORMS, CiteRole
 
 if TYPE_CHECKING:
@@ -44,7 +46,8 @@ if TYPE_CHECKING:
     from refbook.diagnostics import Diagnostic
 
 # 3: sections and titles hold their citations as written (back-links show them formatted)
-ENV_VERSION = 3
+# 4: footnote citations (footsites)
+ENV_VERSION = 4
 
 
 class RefbookDomain(Domain):
@@ -55,6 +58,7 @@ class RefbookDomain(Domain):
     roles: ClassVar[dict[str, RoleFunction | Any]] = {form: CiteRole() for form in FORMS}
     initial_data: ClassVar[dict[str, Any]] = {
         "sites": {},         # docname -> tuple[CitationSite, ...]
+        "footsites": {},     # docname -> tuple[CitationSite, ...] of footnote citations
         "lists": {},         # docname -> tuple[ListSpec, ...]
         "nocite": {},        # docname -> tuple[str, ...]
         "problems": {},      # docname -> tuple[(slug, message, line), ...]
@@ -69,11 +73,17 @@ class RefbookDomain(Domain):
         self._book: Book | None = None
         self._book_key = ""
         self._read_now: set[str] = set()
+        #: why this build fails (strict mode), said when it finishes
+        self.failures: list[str] = []
 
     # -- per-document data -------------------------------------------------------------------
     @property
     def sites(self) -> dict[str, tuple[CitationSite, ...]]:
         return cast("dict[str, tuple[CitationSite, ...]]", self.data["sites"])
+
+    @property
+    def footsites(self) -> dict[str, tuple[CitationSite, ...]]:
+        return cast("dict[str, tuple[CitationSite, ...]]", self.data.setdefault("footsites", {}))
 
     @property
     def lists(self) -> dict[str, tuple[ListSpec, ...]]:
@@ -98,13 +108,13 @@ class RefbookDomain(Domain):
         self.problems[docname] = (*self.problems.get(docname, ()), (slug, message, line))
 
     def clear_doc(self, docname: str) -> None:
-        for key in ("sites", "lists", "nocite", "problems", "fingerprints"):
-            self.data[key].pop(docname, None)
+        for key in ("sites", "footsites", "lists", "nocite", "problems", "fingerprints"):
+            self.data.setdefault(key, {}).pop(docname, None)
 
     def merge_domaindata(self, docnames: Set[str], otherdata: dict[str, Any]) -> None:
-        for key in ("sites", "lists", "nocite", "problems"):
+        for key in ("sites", "footsites", "lists", "nocite", "problems"):
             for doc in docnames:
-                if doc in otherdata[key]:
+                if doc in otherdata.get(key, {}):
                     self.data[key][doc] = otherdata[key][doc]
 
     def collect(self, docname: str, doctree: nodes.document) -> None:
@@ -117,10 +127,18 @@ class RefbookDomain(Domain):
                                       _section_of(node), cite_anchor(docname, i)))
         if sites:
             self.sites[docname] = tuple(sites)
+        foot = []
+        for i, node in enumerate(doctree.findall(footcite_node)):
+            node["index"] = i
+            node["docname"] = docname
+            foot.append(CitationSite(docname, i, node["citation"], node["citation"].line,
+                                     _section_of(node), ""))
+        if foot:
+            self.footsites[docname] = tuple(foot)
         specs = []
         for i, node in enumerate(doctree.findall(bibliography_node)):
             old: ListSpec = node["spec"]
-            spec = ListSpec(docname, i, old.scope, old.filter, old.line)
+            spec = replace(old, docname=docname, index=i)
             node["spec"] = spec
             specs.append(spec)
         if specs:
@@ -143,9 +161,12 @@ class RefbookDomain(Domain):
         bibfiles = self.bibfiles()
         key = files_digest([*bibfiles]) + _digest(repr((
             __version__, ENV_VERSION, s.style, s.backlinks, auto_doc, order, titles, specs,
+            s.latin1,
             sorted(self.nocite.items()), s.check,
             [(doc, [(x.index, x.citation.refs, x.citation.mode, x.section, x.anchor)
-                    for x in self.sites[doc]]) for doc in sorted(self.sites)])))
+                    for x in self.sites[doc]]) for doc in sorted(self.sites)],
+            [(doc, [(x.index, x.citation.refs, x.citation.mode) for x in self.footsites[doc]])
+             for doc in sorted(self.footsites)])))
         cache_dir = Path(env.doctreedir) / "refbook-cache"
         if self._book is not None and self._book_key == key:
             return self._book
@@ -155,12 +176,19 @@ class RefbookDomain(Domain):
             book = resolve_book(
                 bibfiles=bibfiles, style=s.style, sites=self.sites, specs=specs,
                 nocite=self.nocite, order=order, titles=titles, backlinks=s.backlinks,
-                cache_dir=str(cache_dir), auto_doc=auto_doc, check=s.check)
-            book.problems = tuple(_sphinx_hint(d, str(env.srcdir)) for d in book.problems)
-            book.bib_problems = tuple(_sphinx_hint(d, str(env.srcdir)) for d in book.bib_problems)
+                cache_dir=str(cache_dir), auto_doc=auto_doc, check=s.check,
+                footsites=self.footsites)
+            base = s.bibfiles_dir or str(env.srcdir)
+            # bibtex_encoding = 'latin-1' declares what the reader's fallback found
+            expected = {Code.ENCODING} if s.latin1 else set()
+            alias = bool(s.bibfiles_dir)
+            book.problems = tuple(_sphinx_hint(d, base, alias) for d in book.problems
+                                  if d.code not in expected)
+            book.bib_problems = tuple(_sphinx_hint(d, base, alias) for d in book.bib_problems
+                                      if d.code not in expected)
             _store(cache_dir / "book.pickle", key, book)
         else:
-            book.problems = relocate(book.problems, self.sites)
+            book.problems = relocate(book.problems, self.sites, self.footsites)
         self._book, self._book_key = book, key
         self.data["book_key"] = key
         return book
@@ -169,8 +197,9 @@ class RefbookDomain(Domain):
         return self._book if self._book is not None else self.resolve()
 
     def bibfiles(self) -> list[str]:
-        srcdir = str(self.env.srcdir)
-        return [os.path.normpath(os.path.join(srcdir, p)) for p in settings(self.env.config).bibfiles]
+        s = settings(self.env.config)
+        base = s.bibfiles_dir or str(self.env.srcdir)
+        return [os.path.normpath(os.path.join(base, p)) for p in s.bibfiles]
 
     def before_read(self, docnames: Iterable[str]) -> None:
         self._read_now = set(docnames)
@@ -197,7 +226,9 @@ class RefbookDomain(Domain):
         self.data["unused_digest"] = unused_state
         to_log: list[Diagnostic] = []
         for d in book.problems:
-            if d.code is Code.UNUSED_ENTRY:
+            if s.strict and d.effective_severity is not Severity.INFO:
+                fresh = True  # strict mode lists every problem of the book, each build
+            elif d.code is Code.UNUSED_ENTRY:
                 fresh = new_unused
             elif d in bib_set:
                 fresh = new_bib
@@ -206,12 +237,22 @@ class RefbookDomain(Domain):
             if fresh:
                 to_log.append(d)
         report.log(to_log, env)
+        self.failures = []
         if s.strict:
-            problems = [report.describe(d, env) for d in book.problems
-                        if d.effective_severity is not Severity.INFO]
-            problems += [(slug, f"{env.doc2path(doc)}:{line}: {msg} [refbook.{slug}]")
-                         for doc in sorted(self.problems) for slug, msg, line in self.problems[doc]]
-            report.fail_if_strict(problems, env.config)
+            # problems found while reading a page that this build did not read: listed again
+            for doc in sorted(set(self.problems) - self._read_now):
+                for slug, msg, line in self.problems[doc]:
+                    report.warn(slug, msg, (doc, line), env)
+            found = [report.describe(d, env) for d in book.problems
+                     if d.effective_severity is not Severity.INFO]
+            found += [(slug, msg) for doc in sorted(self.problems)
+                      for slug, msg, _ in self.problems[doc]]
+            count = report.strict_count(found, env.config)
+            if count:
+                self.failures = [
+                    (f"refbook_strict = True and the book has {count} problem(s), each listed "
+                    "above at its file:line: the build fails (fix them, silence a code with "
+                    "suppress_warnings or refbook_check, or set refbook_strict = False)")]
         return [d for d in changed if d not in self._read_now]
 
     # -- cross-references --------------------------------------------------------------------
@@ -261,6 +302,28 @@ class CiteDomain(Domain):
         return []
 
 
+class FootCiteDomain(Domain):
+    """Carries the footnote roles under sphinxcontrib-bibtex's name ``footcite``
+    (``:footcite:t:``); the data lives in ``refbook``."""
+
+    name = "footcite"
+    label = "footnote citations"
+    roles: ClassVar[dict[str, RoleFunction | Any]] = {form: FootCiteRole() for form in FOOT_FORMS}
+    directives: ClassVar[dict[str, type[Any]]] = {}
+    initial_data: ClassVar[dict[str, Any]] = {}
+
+    def clear_doc(self, docname: str) -> None:
+        return None
+
+    def merge_domaindata(self, docnames: Set[str], otherdata: dict[str, Any]) -> None:
+        return None
+
+    def resolve_any_xref(self, env: BuildEnvironment, fromdocname: str, builder: Builder,
+                         target: str, node: pending_xref, contnode: Element,
+                         ) -> list[tuple[str, nodes.reference]]:
+        return []
+
+
 def _load(path: Path, key: str) -> Book | None:
     """The book cached in ``path`` for ``key``; ``None`` for a miss (also a file that is not
     authentic: ``refbook.sealed`` checks its HMAC before unpickling anything)."""
@@ -275,14 +338,17 @@ def _store(path: Path, key: str, book: Book) -> None:
     sealed.dump((key, book), path)
 
 
-def relocate(problems: tuple[Diagnostic, ...],
-             sites: dict[str, tuple[CitationSite, ...]]) -> tuple[Diagnostic, ...]:
-    """Give a cached book's citation diagnostics the lines the pages have now."""
+def relocate(problems: tuple[Diagnostic, ...], sites: dict[str, tuple[CitationSite, ...]],
+             footsites: dict[str, tuple[CitationSite, ...]] | None = None,
+             ) -> tuple[Diagnostic, ...]:
+    """Give a cached book's citation diagnostics the lines the pages have now (the book lists
+    the problems of citations before those of footnote citations)."""
     lines: dict[tuple[str, str], list[int]] = {}
-    for doc, doc_sites in sites.items():
-        for x in doc_sites:
-            for k in x.citation.keys:
-                lines.setdefault((doc, k), []).append(x.line)
+    for group in (sites, footsites or {}):
+        for doc, doc_sites in group.items():
+            for x in doc_sites:
+                for k in x.citation.keys:
+                    lines.setdefault((doc, k), []).append(x.line)
     seen: dict[tuple[str, str], int] = {}
     out = []
     for d in problems:
@@ -296,11 +362,15 @@ def relocate(problems: tuple[Diagnostic, ...],
     return tuple(out)
 
 
-def _sphinx_hint(d: Diagnostic, srcdir: str) -> Diagnostic:
-    """A missing file: the path came from conf.py, relative to the source folder (not the cwd)."""
+def _sphinx_hint(d: Diagnostic, base: str, alias: bool = False) -> Diagnostic:
+    """A missing file: the path came from conf.py, relative to the source folder (not the cwd),
+    or for bibtex_bibfiles to the folder of conf.py."""
     if d.code is Code.FILE and "not found" in d.message:
+        if alias:
+            return replace(d, hint=f"check bibtex_bibfiles in conf.py: paths are relative to "
+                                   f"the folder of conf.py {base}")
         return replace(d, hint=f"check refbook_bibfiles in conf.py: paths are relative to the "
-                               f"source folder {srcdir}")
+                               f"source folder {base}")
     return d
 
 
@@ -360,7 +430,22 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
 
 
 def on_env_updated(app: Sphinx, env: BuildEnvironment) -> list[str]:
+    if config_problems(env.config):
+        return []  # refbook stays idle: the build fails on its configuration
     return domain_of(env).updated()
+
+
+def on_build_finished(app: Sphinx, exception: BaseException | None) -> None:
+    """Fail the build, as a failed ``-W`` build fails, on an unusable configuration or (strict
+    mode) on the book's problems, all listed above."""
+    if exception is not None:
+        return
+    failures = list(domain_of(app.env).failures) if app.env is not None else []
+    count = len(config_problems(app.config))
+    if count:
+        failures.append(f"refbook: the configuration has {count} problem(s), listed above: "
+                        "citations were left as written and the build fails")
+    report.finish(app, failures)
 
 
 def on_get_outdated(app: Sphinx, env: BuildEnvironment, added: Set[str], changed: Set[str],
@@ -376,5 +461,5 @@ def on_get_outdated(app: Sphinx, env: BuildEnvironment, added: Set[str], changed
     return sorted(env.found_docs - set(added) - set(changed))
 
 
-__all__ = ["CiteDomain", "RefbookDomain", "book_order", "domain_of", "files_digest",
+__all__ = ["CiteDomain", "FootCiteDomain", "RefbookDomain", "book_order", "domain_of", "files_digest",
            "on_get_outdated"]

@@ -23,13 +23,14 @@ from sphinx.util import get_filetype
 from refbook.syntax import find_citations
 from sphinx_refbook.book import ListSpec
 from sphinx_refbook.config import settings
-from sphinx_refbook.nodes import bibliography_node, citation_node
+from sphinx_refbook.nodes import bibliography_node, citation_node, footcite_node
 
 _MARKER = re.compile(r"^<!--\s*refbook:bibliography(?:\s+(page|all))?\s*-->$")
 
 _SKIP = (nodes.FixedTextElement, nodes.literal, nodes.raw, nodes.comment, nodes.reference,
          nodes.target, nodes.math, nodes.math_block,
-         addnodes.pending_xref, addnodes.desc_signature, citation_node, nodes.system_message)
+         addnodes.pending_xref, addnodes.desc_signature, citation_node, footcite_node,
+         nodes.system_message)
 
 
 def _skipped(node: nodes.Node) -> bool:

@@ -1,15 +1,18 @@
-"""Diagnostics → Sphinx's logger, and the strict-mode failure.
+"""Diagnostics → Sphinx's logger, and the failed build (strict mode, unusable configuration).
 
 Where it sits: the core returns ``refbook.diagnostics.Diagnostic`` values; this module is the only
 place that logs them, always with ``type="refbook"`` and the code's slug as subtype, so
 ``suppress_warnings = ["refbook.unknown-key"]`` and ``-W`` work as for Sphinx's own warnings.
+A build that refbook fails ends as a failed ``-W`` build does: the problems listed at their
+``file:line``, an error line, a non-zero exit status — never an exception.
 """
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING
 
-from sphinx.errors import SphinxError
+import sphinx
 from sphinx.util import logging
 from sphinx.util.logging import is_suppressed_warning
 
@@ -17,18 +20,15 @@ from refbook.diagnostics import Severity
 from refbook.validate.report import condense
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
 
+    from sphinx.application import Sphinx
     from sphinx.config import Config
     from sphinx.environment import BuildEnvironment
 
     from refbook.diagnostics import Diagnostic
 
 logger = logging.getLogger("sphinx_refbook")
-
-
-class RefbookStrictError(SphinxError):
-    category = "refbook strict mode"
 
 
 def location(diagnostic: Diagnostic, env: BuildEnvironment) -> str | tuple[str, int] | None:
@@ -55,9 +55,18 @@ def log(diagnostics: Iterable[Diagnostic], env: BuildEnvironment) -> None:
         if d.effective_severity is Severity.INFO:
             logger.info(f"{_place(where, env)}info: {message(d)} [{d.code.qualified}]")
         else:
-            logger.warning(message(d), type="refbook", subtype=d.code.slug, location=where)
+            logger.warning(message(d) + _code_suffix(d.code.slug, env.config), type="refbook",
+                           subtype=d.code.slug, location=where)
     for line in summaries:
         logger.info(f"refbook: {line}")
+
+
+def _code_suffix(slug: str, config: Config) -> str:
+    """`` [refbook.<code>]`` at the end of a warning — the name ``suppress_warnings`` takes —
+    which Sphinx 8 and later add themselves (``show_warning_types``, off by default before 8)."""
+    if sphinx.version_info >= (8,) or getattr(config, "show_warning_types", False):
+        return ""
+    return f" [refbook.{slug}]"
 
 
 def _place(where: str | tuple[str, int] | None, env: BuildEnvironment) -> str:
@@ -82,18 +91,43 @@ def warn(slug: str, text: str, where: tuple[str, int], env: BuildEnvironment) ->
     if level is Severity.INFO:
         logger.info(f"{env.doc2path(where[0])}:{where[1]}: info: {text} [refbook.{slug}]")
         return False
-    logger.warning(text, type="refbook", subtype=slug, location=where)
+    logger.warning(text + _code_suffix(slug, env.config), type="refbook", subtype=slug,
+                   location=where)
     return True
 
 
-def fail_if_strict(problems: Iterable[tuple[str, str]], config: Config) -> None:
-    """Raise with every (slug, "place: message") problem that ``suppress_warnings`` keeps."""
-    kept = [text for slug, text in problems
-            if not is_suppressed_warning("refbook", slug, config.suppress_warnings)]
-    if kept:
-        lines = "\n".join(f"  {t}" for t in kept)
-        msg = f"refbook_strict = True and the book has {len(kept)} problem(s):\n{lines}"
-        raise RefbookStrictError(msg)
+def config_error(text: str, where: str | None, suffix: str = "") -> None:
+    """A configuration problem, as an error (no ``type``: ``suppress_warnings`` cannot hide it).
+
+    Logged outside ``-W``'s reach on Sphinx 7 (which would stop at the first one), so that every
+    problem is listed; the build's status says it failed (:func:`finish`).
+    """
+    with _keep_going():
+        logger.error(f"{text}{suffix}", location=where)
+
+
+def strict_count(problems: Iterable[tuple[str, str]], config: Config) -> int:
+    """How many (slug, text) problems count for strict mode: those ``suppress_warnings`` keeps."""
+    return sum(1 for slug, _ in problems
+               if not is_suppressed_warning("refbook", slug, config.suppress_warnings))
+
+
+def finish(app: Sphinx, failures: Sequence[str]) -> None:
+    """``build-finished``: end a build that refbook fails the way Sphinx ends a ``-W`` build —
+    an error line under the problems already listed and a non-zero exit status, never an
+    exception (Sphinx 8 and 9 print any exception as a crash report)."""
+    if not failures:
+        return
+    with _keep_going():
+        for text in failures:
+            logger.error(text)
+    app.statuscode = app.statuscode or 1
+
+
+def _keep_going() -> AbstractContextManager[object]:
+    # Sphinx < 8.1 raises at the first error under -W; later versions count it instead
+    skip = getattr(logging, "skip_warningiserror", None)
+    return skip() if skip is not None else nullcontext()
 
 
 def describe(diagnostic: Diagnostic, env: BuildEnvironment) -> tuple[str, str]:

@@ -26,10 +26,17 @@ from refbook.render.reference_list import (
 )
 from refbook.render.text import to_line
 from refbook.styles import get_style
-from sphinx_refbook.book import cite_anchor
+from sphinx_refbook.book import author_spans, cite_anchor
+from sphinx_refbook.config import problems as config_problems
 from sphinx_refbook.config import settings
 from sphinx_refbook.domain import domain_of
-from sphinx_refbook.nodes import bibliography_node, citation_node
+from sphinx_refbook.nodes import (
+    bibliography_node,
+    citation_node,
+    foot_author_node,
+    foot_entry_node,
+    footcite_node,
+)
 from sphinx_refbook.render import item_key, to_nodes
 
 if TYPE_CHECKING:
@@ -45,9 +52,19 @@ class ResolveCitations(SphinxPostTransform):
     def run(self, **kwargs: Any) -> None:
         cites = list(self.document.findall(citation_node))
         lists = list(self.document.findall(bibliography_node))
+        foots = list(self.document.findall(footcite_node))
+        foot_entries = list(self.document.findall(foot_entry_node))
         docname = self.env.docname
         auto = docname == self.config.root_doc
-        if not cites and not lists and not auto:
+        if not cites and not lists and not foots and not foot_entries and not auto:
+            return
+        if config_problems(self.config):  # the build fails on them: show the source, no lists
+            for node in cites:
+                node.replace_self(_as_written(node))
+            for node in lists:
+                node.parent.remove(node)
+            for placeholder in (*foots, *foot_entries):  # their children: the keys
+                placeholder.replace_self(placeholder.children)
             return
         book = domain_of(self.env).book()
         self._kind = get_style(settings(self.config).style).kind
@@ -56,6 +73,10 @@ class ResolveCitations(SphinxPostTransform):
         for node in lists:
             spec: ListSpec = node["spec"]
             node.replace_self(self._list(spec, book))
+        for foot in foots:
+            foot.replace_self(self._footcite(foot, book))
+        for entry in foot_entries:
+            entry.replace_self(_foot_entry(entry["key"], book))
         if auto:
             for spec in book.specs:
                 if spec.index == -1 and spec.docname == docname:
@@ -67,7 +88,7 @@ class ResolveCitations(SphinxPostTransform):
         index = node.get("index")
         ir = book.resolution.citations.get((doc, index)) if index is not None else None
         if ir is None:  # read before the extension numbered it: show it as written
-            return [nodes.inline(node.rawsource, node.rawsource, classes=["refbook-unknown"])]
+            return [_as_written(node)]
         ir = _form(node.get("form", "p"), ir, book, self._kind)
 
         def on_item(span: Span, children: list[nodes.Node]) -> list[nodes.Node]:
@@ -77,6 +98,8 @@ class ResolveCitations(SphinxPostTransform):
                 inner["classes"].append("refbook-unknown")
                 return [inner]
             if book.target(doc, key) is None:
+                if book.specs:  # in no list of a book that has lists: unlisted-citation
+                    inner["classes"].append("refbook-unlisted")
                 return [inner]
             xref = addnodes.pending_xref("", inner, refdomain="refbook", reftype="cite",
                                          reftarget=key, refdoc=doc, refexplicit=True,
@@ -88,6 +111,28 @@ class ResolveCitations(SphinxPostTransform):
         out = nodes.inline("", "", classes=["refbook-citation"])
         out += to_nodes(ir, on_item)
         return [anchor, out]
+
+    # -- footnote citations ------------------------------------------------------------------
+    def _footcite(self, node: footcite_node, book: Book) -> nodes.inline:
+        """The footnote references docutils numbered, each textual one after its author part."""
+        doc: str = node.get("docname", self.env.docname)
+        form: str = node.get("form", "p")
+        authors = book.foot_authors.get((doc, node.get("index", -1)), {})
+        out = nodes.inline("", "", classes=["refbook-footcite"])
+        children = list(node.children)
+        node.children = []
+        for child in children:
+            if isinstance(child, foot_author_node):
+                key = child["key"]
+                text = authors.get(key)
+                if text is None or key not in book.foot_entries:
+                    out += _unknown(key)
+                    continue
+                out += nodes.inline("", "", *to_nodes(
+                    _capitalize(text) if form.startswith("c") else text))
+            else:
+                out += child
+        return out
 
     # -- lists -------------------------------------------------------------------------------
     def _list(self, spec: ListSpec, book: Book) -> list[nodes.Node]:
@@ -149,7 +194,7 @@ def visit_copied_citation(translator: Any, node: citation_node) -> None:
     does; without a resolved book, its source."""
     builder = getattr(translator, "builder", None)
     index = node.get("index")
-    if builder is None or index is None:
+    if builder is None or index is None or config_problems(builder.config):
         return
     book = domain_of(builder.env).book()
     ir = book.resolution.citations.get((node.get("docname", ""), index))
@@ -169,6 +214,23 @@ def depart_copied_citation(translator: Any, node: citation_node) -> None:
 COPIED_CITATION = (visit_copied_citation, depart_copied_citation)
 
 
+def _foot_entry(key: str, book: Book) -> nodes.paragraph:
+    """What a citation footnote says: the entry in the book's style."""
+    entry = book.foot_entries.get(key)
+    if entry is None:
+        return nodes.paragraph("", "", _unknown(key))
+    return nodes.paragraph("", "", *to_nodes(entry), classes=["refbook-footnote-entry"])
+
+
+def _unknown(key: str) -> nodes.inline:
+    """The marker of a key that no entry has, as a citation shows it."""
+    return nodes.inline("", "", nodes.strong(f"{key}?", f"{key}?"), classes=["refbook-unknown"])
+
+
+def _as_written(node: citation_node) -> nodes.inline:
+    return nodes.inline(node.rawsource, node.rawsource, classes=["refbook-unknown"])
+
+
 def _form(form: str, ir: Inlines, book: Book, kind: str) -> Inlines:
     """The roles' variants the core does not know: capitalized, year only, author only.
 
@@ -184,7 +246,7 @@ def _form(form: str, ir: Inlines, book: Book, kind: str) -> Inlines:
     if form == "year":
         return _strip_brackets(ir)
     if form in _AUTHOR_FORMS:
-        spans = _author_spans(ir)
+        spans = author_spans(ir)
         out: list[Inline] = []
         for i, s in enumerate(spans):
             if i:
@@ -200,23 +262,6 @@ def _form(form: str, ir: Inlines, book: Book, kind: str) -> Inlines:
 
 
 _AUTHOR_FORMS = ("author", "authors", "authorpar", "authorpars", "cauthor", "cauthors")
-
-
-def _author_spans(ir: Inlines) -> list[Span]:
-    """The author part of each key of a narrative citation.
-
-    The core renders a narrative cite of a key as two items, author then year, with the same
-    key: the first item of each run of one key is its author part.
-    """
-    items = [n for n in ir if isinstance(n, Span) and n.role == "cite-item"]
-    out: list[Span] = []
-    previous = None
-    for n in items:
-        key = item_key(n)
-        if key != previous:
-            out.append(n)
-        previous = key
-    return out
 
 
 def _one_marker_per_unknown(ir: Inlines, book: Book) -> Inlines:

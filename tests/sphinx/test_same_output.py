@@ -8,6 +8,7 @@ process, which would hide the difference).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+import sphinx
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -33,8 +35,21 @@ def _build(src: Path) -> dict[str, bytes]:
                        capture_output=True, text=True, timeout=300, env=env, check=False)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stderr == ""
-    return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*")
-            if p.is_file() and ".doctrees" not in p.relative_to(out).parts}
+    files = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*")
+             if p.is_file() and ".doctrees" not in p.relative_to(out).parts}
+    if sphinx.version_info < (9,) and "searchindex.js" in files:
+        files["searchindex.js"] = _without_empty_terms(files["searchindex.js"])
+    return files
+
+
+def _without_empty_terms(index: bytes) -> bytes:
+    """Sphinx 7 and 8 keep a word that no page holds any more in the index of an incremental build
+    (with no page); a clean build has no such word. Those are dropped before comparing."""
+    prefix, suffix = b"Search.setIndex(", b")"
+    data = json.loads(index.removeprefix(prefix).removesuffix(suffix))
+    for table in ("terms", "titleterms"):
+        data[table] = {word: pages for word, pages in data[table].items() if pages != []}
+    return prefix + json.dumps(data, sort_keys=True).encode() + suffix
 
 
 def _edit_bib(src: Path) -> None:

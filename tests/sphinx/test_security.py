@@ -7,9 +7,12 @@ the entries' markup as text. Every HTML file and the search index are parsed.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from typing import TYPE_CHECKING
+
+import sphinx
 
 from tests.hostile import (
     AUTHOR_TEXT,
@@ -103,8 +106,13 @@ def test_hostile_entries_in_titles_captions_admonitions_and_tables(
     index = built.read("searchindex.js")
     data = json.loads(index.removeprefix("Search.setIndex(").removesuffix(")"))
     titles = [*data["titles"], *data["alltitles"]]
-    assert f"R ({AUTHOR_TEXT} 2020)" in titles
-    assert "_escapeHTML(title)" in built.read("_static/searchtools.js")
+    if sphinx.version_info >= (9,):  # the search page escapes what it shows
+        assert f"R ({AUTHOR_TEXT} 2020)" in titles
+        assert "_escapeHTML(title)" in built.read("_static/searchtools.js")
+    else:  # it shows titles as HTML: refbook escapes the section titles (as Sphinx the pages')
+        assert "_escapeHTML(title)" not in built.read("_static/searchtools.js")
+        assert f"R ({html.escape(AUTHOR_TEXT, quote=False)} 2020)" in titles
+        assert not [t for t in titles if "<" in t or ">" in t]
     assert problems == []
     # the entry's markup shows as text: in the section title, hover titles and the list
     index_html = built.read("index.html")

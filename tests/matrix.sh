@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The Sphinx version matrix: the Sphinx extension's tests (tests/sphinx) on every supported
+# Sphinx line older than the one `make test` runs (the newest the `sphinx` extra allows).
+# One venv per line under .venv-matrix/ (kept between runs while pyproject.toml is unchanged),
+# each with the `test-sphinx` extra and that line's newest release. Usage: tests/matrix.sh [LINE…]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+PYTHON=${PYTHON:-python3}
+LINES=("$@")
+if [ ${#LINES[@]} -eq 0 ]; then LINES=(7.4 8.2); fi
+stamp=$(sha1sum pyproject.toml | cut -c1-12)
+failed=()
+for line in "${LINES[@]}"; do
+  venv=.venv-matrix/sphinx-$line
+  start=$(date +%s)
+  if [ ! -f "$venv/.installed-$stamp" ]; then
+    rm -rf "$venv"
+    "$PYTHON" -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet -e ".[test-sphinx]" "sphinx==$line.*"
+    touch "$venv/.installed-$stamp"
+  fi
+  version=$("$venv/bin/python" -c "import sphinx; print(sphinx.__version__)")
+  echo "== Sphinx $version (line $line): tests/sphinx"
+  set +e
+  "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/sphinx
+  rc=$?
+  set -e
+  echo "== Sphinx $version: pytest exit $rc after $(( $(date +%s) - start )) s"
+  # exit 5: no test collected, which is a failure too
+  if [ "$rc" -ne 0 ]; then failed+=("$line"); fi
+done
+if [ ${#failed[@]} -ne 0 ]; then
+  echo "Sphinx matrix: tests failed on Sphinx ${failed[*]}" >&2
+  exit 1
+fi
