@@ -361,6 +361,20 @@ def test_roman_numerals_as_pandoc() -> None:
     assert latex.parse(r"\RN{²}") is None  # not a number for pandoc either
 
 
+@pytest.mark.parametrize("space", ["\u00a0", "\u3000", "~"])
+@pytest.mark.parametrize("field", ["title", "author", "pages", "location", "publisher"])
+def test_runs_of_wide_spaces_cost_linear_time(field: str, space: str) -> None:
+    # what ``~`` decodes to, and the ideographic space: both are ``\s`` for the patterns
+    def run(value: str) -> None:
+        entry = Entry("k", "book", (Field(field, value, Location("t.bib", 1)),
+                                    Field("title" if field != "title" else "note", "T",
+                                          Location("t.bib", 1))), Location("t.bib", 1))
+        latex._read.cache_clear()
+        bibtex_csl.entry_to_item(entry)
+
+    assert doubling_ratio(lambda n: "a" + space * n + "b, c", run, 20_000) <= 3
+
+
 # -- numbers -----------------------------------------------------------------------------------
 
 
