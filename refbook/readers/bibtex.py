@@ -569,32 +569,29 @@ class _Parser:
     def check_values(self) -> None:
         """Report the values later stages could not read safely (see the module docstring)."""
         file = self.file
-        for entry in self.entries:
-            for f in entry.fields:
-                value = f.value
-                if len(value) < latex.MAX_DEPTH:
-                    continue
-                if latex.too_deep(value):
-                    self.diagnostics.append(Diagnostic(
-                        Code.INPUT_LIMIT,
-                        f"field `{f.name}` nests braces, commands or quotes more than "
-                        f"{latex.MAX_DEPTH} levels deep; it is read as plain text",
-                        Location(file, f.location.line),
-                        "remove the extra braces or commands: a value needs only a few levels",
-                        key=entry.key, field=f.name,
-                    ))
-        for entry in self.entries:
-            for f in entry.fields:
-                if (f.name in _NUMBER_FIELDS and len(f.value) > MAX_DIGITS
-                        and _LONG_NUMBER_RE.search(f.value)):
-                    self.diagnostics.append(Diagnostic(
-                        Code.INPUT_LIMIT,
-                        f"field `{f.name}` holds a number with more than {MAX_DIGITS} digits; "
-                        f"it is not read as a number",
-                        Location(file, f.location.line),
-                        "check the value: a year, volume or page number has a few digits",
-                        key=entry.key, field=f.name,
-                    ))
+        deep = latex.MAX_DEPTH
+        # Both checks need values longer than MAX_DIGITS; a comprehension finds them quickly.
+        longer = [(entry, f) for entry in self.entries for f in entry.fields
+                  if len(f.value) > MAX_DIGITS]
+        for entry, f in longer:
+            if len(f.value) >= deep and latex.too_deep(f.value):
+                self.diagnostics.append(Diagnostic(
+                    Code.INPUT_LIMIT,
+                    f"field `{f.name}` nests braces, commands or quotes more than {deep} levels "
+                    f"deep; it is read as plain text",
+                    Location(file, f.location.line),
+                    "remove the extra braces or commands: a value needs only a few levels",
+                    key=entry.key, field=f.name,
+                ))
+            if f.name in _NUMBER_FIELDS and _LONG_NUMBER_RE.search(f.value):
+                self.diagnostics.append(Diagnostic(
+                    Code.INPUT_LIMIT,
+                    f"field `{f.name}` holds a number with more than {MAX_DIGITS} digits; it is "
+                    f"not read as a number",
+                    Location(file, f.location.line),
+                    "check the value: a year, volume or page number has a few digits",
+                    key=entry.key, field=f.name,
+                ))
 
     def missing_value(self, pos: int, name_pos: int, field: str, char: str) -> _SyntaxError:
         found = f"`{char}`" if char else "the end of the file"
@@ -713,6 +710,8 @@ class _Parser:
                 macro = macros.get(first.lower())
                 if macro is None:
                     macro = self.undefined(first, fline, key, name)
+                elif len(macro) <= self.budget and len(macro) <= MAX_VALUE_CHARS:
+                    self.budget -= len(macro)  # expand()'s common case, inline
                 else:
                     macro, over = self.expand(first, macro, 0, fline, key, name)
                     if over:
