@@ -53,7 +53,7 @@ from refbook.latex import (
     PStr,
     map_str,
 )
-from refbook.models import Entry, Field, Person
+from refbook.models import MAX_DIGITS, Entry, Field, Person
 from refbook.names import parse_names_pandoc, split_by_and
 
 __all__ = ["csl_to_json", "entry_to_item", "resolve_crossrefs"]
@@ -406,19 +406,31 @@ def _field_map(entry: Entry) -> dict[str, str]:
 
 
 def _concat_with(sep: str, parts: Iterable[PInlines]) -> PInlines:
-    acc: PInlines = ()
+    """pandoc's ``concatWith``: the parts joined by ``sep`` and a space (only a space after
+    punctuation). Merged once at the end: re-merging the whole result per part (a patent's
+    location list of 10,000 places) would be quadratic."""
+    first: PInlines = ()
+    nodes: list[PInline] = []
+    # The node the check for punctuation looks at: the first part's own last node, then the
+    # last node of everything merged so far (merging changes only the end of what it extends).
+    last: PInline | None = None
     for s in parts:
         if not s:
             continue
-        if not acc:
-            acc = s
+        if last is None:
+            first = s
+            nodes.extend(s)
+            last = s[-1]
             continue
-        last = acc[-1]
         if isinstance(last, PStr) and last.text and last.text[-1] in "!?.,:;":
-            acc = latex.merge((*acc, SPACE, *s))
+            joint: PInlines = (SPACE,)
         else:
-            acc = latex.merge((*acc, PStr(sep), SPACE, *s))
-    return acc
+            joint = (PStr(sep), SPACE)
+        tail = latex.merge(first) if len(nodes) == len(first) else (last,)
+        nodes.extend(joint)
+        nodes.extend(s)
+        last = latex.merge((*tail[-1:], *joint, *s))[-1]
+    return first if len(nodes) == len(first) else latex.merge(nodes)
 
 
 def _split_by_and(nodes: PInlines) -> list[PInlines]:
@@ -426,9 +438,10 @@ def _split_by_and(nodes: PInlines) -> list[PInlines]:
 
 
 def _read_int(text: str) -> int | None:
-    """Haskell's ``readMay`` for an ``Int``: optional minus, ASCII digits, spaces around."""
+    """Haskell's ``readMay`` for an ``Int``: optional minus, ASCII digits, spaces around (at
+    most ``MAX_DIGITS`` of them: pandoc's 64-bit ``Int`` holds no more)."""
     text = text.strip()
-    if re.fullmatch(r"-?[0-9]+", text):
+    if len(text) <= MAX_DIGITS + 1 and re.fullmatch(r"-?[0-9]+", text):
         return int(text)
     return None
 
@@ -457,7 +470,7 @@ def _edtf_part(text: str) -> csl.DatePart | None:
     if len(pieces) > 3:
         return None
     y = pieces[0]
-    if not (len(y) == 4 or (has_y and len(y) >= 4)) or not _digits(y):
+    if not (len(y) == 4 or (has_y and 4 <= len(y) <= MAX_DIGITS)) or not _digits(y):
         return None
     year = int(y)
     if neg:

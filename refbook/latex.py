@@ -28,12 +28,14 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, TypeAlias
 
 from refbook import ir
+from refbook.models import MAX_DIGITS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
 __all__ = [
     "BIBLATEX_STRINGS",
+    "MAX_DEPTH",
     "SPACE",
     "PBreak",
     "PCode",
@@ -53,6 +55,7 @@ __all__ = [
     "stringify",
     "to_inlines",
     "to_text",
+    "too_deep",
 ]
 
 
@@ -137,24 +140,36 @@ _MERGEABLE = frozenset({"emph", "strong", "underline", "sub", "sup", "strikeout"
 
 class _Many:
     """Pandoc's ``Inlines`` monoid: adjacent words merge, spaces collapse, like formatting
-    merges — the shapes that pandoc's case conversion later walks over."""
+    merges — the shapes that pandoc's case conversion later walks over.
 
-    __slots__ = ("items",)
+    Merged words and formatting are collected in lists and built once, when something else
+    follows (or at the end): rebuilding them at every addition would copy a word of 100,000
+    pieces (``a\\&a\\&…``) 100,000 times.
+    """
+
+    __slots__ = ("items", "kids", "words")
 
     def __init__(self) -> None:
         self.items: list[PInline] = []
+        # Texts of a run of PStr still to be joined; items[-1] is then no PStr.
+        self.words: list[str] = []
+        # Children of the mergeable PFmt at items[-1], while more may still merge into it.
+        self.kids: list[PInline] | None = None
 
     def add(self, node: PInline) -> None:
+        if isinstance(node, PStr):
+            if self.kids is not None:
+                self._close_fmt()
+            self.words.append(node.text)
+            return
+        if self.words:
+            self._close_words()
         items = self.items
         if not items:
             items.append(node)
             return
         last = items[-1]
-        if isinstance(node, PStr):
-            if isinstance(last, PStr):
-                items[-1] = PStr(last.text + node.text)
-                return
-        elif isinstance(node, PSpace):
+        if isinstance(node, PSpace):
             if isinstance(last, PSpace | PBreak):
                 return
         elif isinstance(node, PBreak):
@@ -167,15 +182,40 @@ class _Many:
             and node.kind == last.kind
             and node.kind in _MERGEABLE
         ):
-            items[-1] = PFmt(node.kind, last.children + node.children)
+            if self.kids is None:
+                self.kids = list(last.children)
+            self.kids.extend(node.children)
             return
+        if self.kids is not None:
+            self._close_fmt()
         items.append(node)
+
+    def _close_words(self) -> None:
+        words = self.words
+        items = self.items
+        last = items[-1] if items else None
+        if isinstance(last, PStr):  # only when more is added after tuple()
+            items.pop()
+            words.insert(0, last.text)
+        items.append(PStr("".join(words) if len(words) > 1 else words[0]))
+        words.clear()
+
+    def _close_fmt(self) -> None:
+        assert self.kids is not None
+        last = self.items[-1]
+        assert isinstance(last, PFmt)
+        self.items[-1] = PFmt(last.kind, tuple(self.kids))
+        self.kids = None
 
     def extend(self, nodes: Iterable[PInline]) -> None:
         for n in nodes:
             self.add(n)
 
     def tuple(self) -> PInlines:
+        if self.words:
+            self._close_words()
+        if self.kids is not None:
+            self._close_fmt()
         return tuple(self.items)
 
 
@@ -212,11 +252,20 @@ _TOKEN_RE = re.compile(r"(\n)|([ \t]+)|([^\W_]+)|(%[^\n]*)|\\([^\W\d_]+)([ \t]*)
 
 
 def _tokenize(src: str) -> list[_Tok]:
-    """pandoc's TeX tokenizer: words, spaces, newlines, comments, control sequences, symbols."""
+    """pandoc's TeX tokenizer: words, spaces, newlines, comments, control sequences, symbols.
+
+    A word that may be a command's argument (it follows a command, or the ``}``, ``]`` or ``*``
+    of one, spaces between) comes as two tokens, its first character and the rest. pandoc
+    splits such a word when a command reads one character of it (``\\'ab``); splitting here
+    gives the parser the same tokens without inserting into the list later, which costs a copy
+    of the list's tail per split. Elsewhere the two halves read as one word again (adjacent
+    words merge).
+    """
     toks: list[_Tok] = []
     append = toks.append
     i, n = 0, len(src)
     match = _TOKEN_RE.match
+    before_arg = False  # the last token that is not white space may end a command's head
     while i < n:
         m = match(src, i)
         assert m is not None
@@ -226,20 +275,30 @@ def _tokenize(src: str) -> list[_Tok]:
         elif kind == 2:
             append(_Tok(_SPACES, m[2]))
         elif kind == 3:
-            append(_Tok(_WORD, m[3]))
+            word = m[3]
+            if before_arg and len(word) > 1:
+                append(_Tok(_WORD, word[0]))
+                append(_Tok(_WORD, word[1:]))
+            else:
+                append(_Tok(_WORD, word))
+            before_arg = False
         elif kind == 4:
             append(_Tok(_COMMENT, m[4]))
         elif kind in (5, 6):
             append(_Tok(_CTRL, m[0], m[5]))
+            before_arg = True
         else:
             c = m[7]
             if c == "\\":
                 i = _tokenize_escape(src, i, toks)
+                before_arg = True
                 continue
             if c == "^" and i + 2 < n and src[i + 1] == "^":
                 i = _tokenize_hat(src, i, toks)
+                before_arg = False
                 continue
             append(_Tok(_SYMBOL, c))
+            before_arg = c in "}]*"
         i = m.end()
     return toks
 
@@ -392,7 +451,23 @@ class _ParseError(Exception):
     """Pandoc's parser would fail here (pandoc then drops the whole field)."""
 
 
+#: How deep groups, commands and quotations may nest in one value (``{{{…}}}``, ``\\'\\'\\'e``,
+#: ``````…``). Each level costs the recursive parser up to five Python frames and every tree
+#: walker after it (case conversion, rendering) a few more, so without a limit 300 accents end
+#: in ``RecursionError``; 64 levels stay well inside Python's default limit of 1000 frames even
+#: under a host's deep stack. Real values nest less than ten levels; a deeper one reads as its
+#: plain text (see :func:`too_deep`).
+MAX_DEPTH = 64
+
+
+class _TooDeepError(Exception):
+    """The value nests deeper than :data:`MAX_DEPTH`; never leaves this module."""
+
+
 def _roman(n: int) -> str:
+    """pandoc's ``toRomanNumeral``: ``?`` from 4000 on (also keeps ``\\RN{10^18}`` short)."""
+    if not 0 <= n < 4000:
+        return "?"
     vals = (
         (1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
         (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"),
@@ -468,11 +543,35 @@ def map_str(nodes: PInlines, f: Callable[[str], str]) -> PInlines:
 
 
 class _Parser:
-    def __init__(self, toks: list[_Tok], bibstring: Callable[[str], str] | None) -> None:
+    def __init__(
+        self, toks: list[_Tok], bibstring: Callable[[str], str] | None, depth: int = 0
+    ) -> None:
         self.toks = toks
         self.pos = 0
         self.ligatures = True
         self.bibstring = bibstring
+        # Nesting of groups, commands, quotations and sub-parsers now open (see MAX_DEPTH).
+        self.depth = depth
+        # grouped() results by (position, ligatures): its callers retry a failed or
+        # too-short group as ordinary content, which reads the same group again; without the
+        # memo ``{{{{…a}b}b}b`` takes 2^depth steps. Valid while ``toks`` is unchanged: the two
+        # places that rewrite tokens clear it and count the edit.
+        self.groups: dict[tuple[int, bool], tuple[int, PInlines | None]] = {}
+        # Positions from which bracketed_toks() is known to find no "]" (True) or to fail on an
+        # unclosed group (False): every unknown command looks for options, and ``\\x[\\x[\\x[…``
+        # would otherwise scan the rest of the value once per command.
+        self.no_bracket: dict[int, bool] = {}
+        self.edits = 0
+
+    def edited(self) -> None:
+        self.edits += 1
+        self.groups.clear()
+        self.no_bracket.clear()
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _TooDeepError
 
     # -- token helpers -------------------------------------------------------------------
     def peek(self, k: int = 0) -> _Tok | None:
@@ -536,6 +635,7 @@ class _Parser:
             t = self.toks[k]
             if t.kind == _COMMENT:
                 self.toks[k : k + 1] = [_Tok(_SYMBOL, "%"), *_tokenize(t.text[1:])]
+                self.edited()
             elif t.kind == _SYMBOL and t.text == "{":
                 depth += 1
             elif t.kind == _SYMBOL and t.text == "}":
@@ -551,19 +651,37 @@ class _Parser:
         save = self.pos
         self.pos += 1
         out: list[_Tok] = []
-        while (t := self.peek()) is not None:
-            if t.kind == _SYMBOL and t.text == "]":
+        # The scan's course depends on its position only, so every position it passes leads
+        # to the same outcome; a failed scan marks them (see no_bracket).
+        passed: list[int] = []
+        known = self.no_bracket
+        edits = self.edits
+        try:
+            while (t := self.peek()) is not None:
+                outcome = known.get(self.pos)
+                if outcome is not None:
+                    break
+                passed.append(self.pos)
+                if t.kind == _SYMBOL and t.text == "]":
+                    self.pos += 1
+                    return out
+                if t.kind == _SYMBOL and t.text == "{":
+                    inner = self.braced_toks()
+                    out.append(_Tok(_SYMBOL, "{"))
+                    out.extend(inner)
+                    out.append(_Tok(_SYMBOL, "}"))
+                    continue
+                out.append(t)
                 self.pos += 1
-                return out
-            if t.kind == _SYMBOL and t.text == "{":
-                inner = self.braced_toks()
-                out.append(_Tok(_SYMBOL, "{"))
-                out.extend(inner)
-                out.append(_Tok(_SYMBOL, "}"))
-                continue
-            out.append(t)
-            self.pos += 1
+            else:
+                outcome = True
+        except _ParseError:
+            outcome = False
+        if self.edits == edits:
+            known.update(dict.fromkeys(passed, outcome))
         self.pos = save
+        if not outcome:
+            raise _ParseError
         return None
 
     def skip_opts(self) -> None:
@@ -588,7 +706,9 @@ class _Parser:
                 self.pos += 1
                 self.skip_opts()
                 if self.is_symbol("{"):
-                    sub = _Parser(self.braced_toks(), self.bibstring)
+                    if self.depth >= MAX_DEPTH:
+                        raise _TooDeepError
+                    sub = _Parser(self.braced_toks(), self.bibstring, self.depth + 1)
                     paras.extend(sub.paragraphs())
                 continue
             if t.kind == _CTRL and t.name in ("begin", "end"):
@@ -654,6 +774,30 @@ class _Parser:
         ):
             raise _ParseError
         save = self.pos
+        key = (save, self.ligatures)
+        known = self.groups.get(key)
+        if known is not None:
+            end, content = known
+            if content is None:
+                raise _ParseError
+            self.pos = end
+            return content
+        # Only a result read from tokens that stayed as they were is the result of a re-read.
+        edits = self.edits
+        self.enter()
+        try:
+            content = self._grouped(save)
+        except _ParseError:
+            if self.edits == edits:
+                self.groups[key] = (save, None)
+            raise
+        finally:
+            self.depth -= 1
+        if self.edits == edits:
+            self.groups[key] = (self.pos, content)
+        return content
+
+    def _grouped(self, save: int) -> PInlines:
         self.pos += 1
         # {{a,b}} is read like {a,b}
         inner_save = self.pos
@@ -709,6 +853,7 @@ class _Parser:
                     _Tok(_WORD, t.text[0]),
                     _Tok(_WORD, t.text[1:]),
                 ]
+                self.edited()
             self.pos += 1
             return (PStr(t.text[0]),)
         if t.kind == _SYMBOL and t.text not in _SPECIAL:
@@ -834,6 +979,15 @@ class _Parser:
     def _quoted(
         self, double: bool, start_len: int, start: str, ender: Callable[[], int]
     ) -> PInlines:
+        self.enter()
+        try:
+            return self._quoted_body(double, start_len, start, ender)
+        finally:
+            self.depth -= 1
+
+    def _quoted_body(
+        self, double: bool, start_len: int, start: str, ender: Callable[[], int]
+    ) -> PInlines:
         self.pos += start_len
         content = _Many()
         while self.peek() is not None and not ender():
@@ -893,6 +1047,13 @@ class _Parser:
 
     # commands ----------------------------------------------------------------------------
     def command(self, t: _Tok) -> PInlines:
+        self.enter()
+        try:
+            return self._command(t)
+        finally:
+            self.depth -= 1
+
+    def _command(self, t: _Tok) -> PInlines:
         name = t.name
         if name in ("bgroup", "begingroup"):
             return self.inline_group()
@@ -1077,11 +1238,17 @@ class _Parser:
             t = self.peek()
             if t is None or t.kind != _WORD:
                 raise _ParseError
+            # the word may come in two tokens (see _tokenize)
+            words = [t.text]
             self.pos += 1
-            text = t.text
-        if not text.isdigit():
+            while (t := self.peek()) is not None and t.kind == _WORD:
+                words.append(t.text)
+                self.pos += 1
+            text = "".join(words)
+        # pandoc's isDigit is ASCII only ("²".isdigit() holds, but int() rejects it)
+        if not (text.isascii() and text.isdigit()):
             raise _ParseError
-        r = _roman(int(text))
+        r = _roman(int(text)) if len(text) <= MAX_DIGITS else "?"  # int() refuses 4300 digits
         return (PStr(r if upper else r.lower()),)
 
     def verb(self) -> PInlines:
@@ -1132,14 +1299,44 @@ def _query_all(nodes: PInlines, out: list[PInline]) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=65536)
 def parse(value: str) -> PInlines | None:
     """Read a field value the way pandoc's LaTeX reader does; ``None`` where pandoc's reader
     fails (pandoc then ignores the field).
 
-    ``\\bibstring{key}`` resolves through pandoc's English biblatex strings when known.
+    ``\\bibstring{key}`` resolves through pandoc's English biblatex strings when known. A value
+    nested deeper than :data:`MAX_DEPTH` reads as its plain text (see :func:`too_deep`).
     """
-    return _parse(value, _bibstring_lookup)
+    return _read(value)[0]
+
+
+@lru_cache(maxsize=65536)
+def _read(value: str) -> tuple[PInlines | None, bool]:
+    """:func:`parse` and whether the value passed :data:`MAX_DEPTH` (cached together)."""
+    try:
+        return _parse(value, _bibstring_lookup), False
+    except _TooDeepError:
+        return _words(_fallback_text(value)), True
+
+
+# Characters that open a nesting level of the parser: a group, a command (its argument), a
+# quotation. Each opens at most one level, but ``\bgroup``/``\begingroup`` (a command that
+# opens a group) two, so a value with fewer of them plus such commands than MAX_DEPTH cannot
+# pass it.
+_NESTING_CHARS = re.compile(r"[\\{`\"“‘]")
+
+
+def too_deep(value: str) -> bool:
+    """Whether ``value`` nests groups, commands or quotations deeper than :data:`MAX_DEPTH`.
+
+    :func:`parse` then gives its plain text (braces dropped, commands kept as written), so the
+    reader reports it. Cheap for ordinary values: only one with at least ``MAX_DEPTH`` such
+    characters is parsed here (and the result is cached for :func:`parse`).
+    """
+    if len(value) < MAX_DEPTH:
+        return False
+    if len(_NESTING_CHARS.findall(value)) + value.count("group") < MAX_DEPTH:
+        return False
+    return _read(value)[1]
 
 
 # Characters the LaTeX reader treats specially; a value without them (and without "--") reads as
@@ -1148,14 +1345,20 @@ _SPECIAL_CHARS = re.compile(r"[\\{}$%~^'`\"“‘\n\t\r\f\v]|--")
 _SPACE_RUN = re.compile(r"( +)")
 
 
+def _words(text: str) -> PInlines:
+    """Text without markup as pandoc reads it: words and single spaces."""
+    return tuple(
+        SPACE if piece[0] == " " else PStr(piece) for piece in _SPACE_RUN.split(text) if piece
+    )
+
+
 def _parse(value: str, bibstring: Callable[[str], str] | None) -> PInlines | None:
+    """:func:`parse` without its cache; raises ``_TooDeepError`` past :data:`MAX_DEPTH`."""
     text = value.strip()
     if not text:
         return ()
     if _SPECIAL_CHARS.search(text) is None:
-        return tuple(
-            SPACE if piece[0] == " " else PStr(piece) for piece in _SPACE_RUN.split(text) if piece
-        )
+        return _words(text)
     parser = _Parser(_tokenize(text), bibstring)
     try:
         paras = parser.paragraphs()

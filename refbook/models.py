@@ -14,6 +14,10 @@ if TYPE_CHECKING:
 
     from refbook.diagnostics import Diagnostic
 
+#: More digits in a row than this are never read as a number (a year, a volume, a page, a
+#: citation number): Python refuses to convert more than 4300, and nothing real has 19.
+MAX_DIGITS = 18
+
 
 @dataclass(frozen=True, slots=True, order=True)
 class Location:

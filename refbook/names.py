@@ -333,11 +333,12 @@ def _is_capitalized(word: list[PInline]) -> bool:
     for n in word:
         if isinstance(n, PStr) and n.text:
             text = n.text
-            while text and text[0].isdigit():
-                text = text[1:]
-            if not text:
+            i = 0  # an index, not text[1:] per digit: that copies a long number once per digit
+            while i < len(text) and text[i].isdigit():
+                i += 1
+            if i == len(text):
                 continue
-            return text[0].isupper()
+            return text[i].isupper()
     return True
 
 

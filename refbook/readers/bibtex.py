@@ -22,23 +22,52 @@ implementations differ:
   macros ``jan``..``dec`` are predefined as in ``plain.bst``; an undefined macro keeps its name;
   runs of white space are collapsed to one space and field values are stripped, as BibTeX does
   (a macro keeps its own leading space); braces and commands are kept.
+- Safety limits (``input-limit`` diagnostics, every other value and entry kept): macro expansion
+  stops at :data:`MAX_VALUE_CHARS` per value (the rest is cut) and at a budget per file
+  (further macros keep their names), so ``@string{a1 = a0 # a0}``… cannot grow to gigabytes; a
+  value nested deeper than ``refbook.latex.MAX_DEPTH`` reads as plain text; a number field with
+  more than ``refbook.models.MAX_DIGITS`` digits in a row is not a number.
+
+Scanning is linear: a value is scanned at most up to the next line that starts an entry (where
+an unclosed value is reported), and after an unclosed ``@comment`` the closing positions of the
+rest of the text are tabulated once instead of being searched again per comment.
 """
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import gc
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from refbook import latex
 from refbook.diagnostics import Code, Diagnostic
-from refbook.models import Entry, Field, Location
+from refbook.models import MAX_DIGITS, Entry, Field, Location
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
 
-__all__ = ["MONTH_MACROS", "ParseResult", "ValueSpan", "parse_bibtex", "parse_with_spans", "paused_gc"]
+__all__ = ["MAX_VALUE_CHARS", "MONTH_MACROS", "ParseResult", "ValueSpan", "parse_bibtex",
+           "parse_with_spans", "paused_gc"]
+
+#: The most characters ``@string`` expansion may make of one value (or macro). Real values stay
+#: far below (a long abstract has 5,000); ``a1 = a0 # a0`` forty times over would make 4 GB.
+MAX_VALUE_CHARS = 1_000_000
+# What all macro expansions of one file may add up to: a fixed allowance plus a multiple of the
+# file's size, so that a 1 kB file cannot use a 1 MB macro ten thousand times either.
+_BUDGET_BASE = 4 * MAX_VALUE_CHARS
+_BUDGET_PER_CHAR = 8
+# Fields whose digits a later stage reads as numbers: dates (also biblatex's ``orig``, ``event``
+# and ``url`` ones) and the values CSL treats as numeric.
+_NUMBER_FIELDS = frozenset(
+    {prefix + part for prefix in ("", "orig", "event", "url")
+     for part in ("date", "year", "month", "day", "endyear", "endmonth", "endday")}
+    | {"volume", "volumes", "number", "issue", "pages", "pagetotal", "edition", "chapter",
+       "part"}
+)
+_LONG_NUMBER_RE = re.compile(rf"[0-9]{{{MAX_DIGITS + 1}}}")
 
 #: The macros every BibTeX style defines (``plain.bst``); ``@string`` may redefine them.
 MONTH_MACROS: Mapping[str, str] = {
@@ -91,6 +120,7 @@ _KEY_RE = re.compile(rf"""{_WS}([^\s,{{}}()=%"#]*+){_WS}""")
 _NAME_RE = re.compile(_ID)
 _NUMBER_RE = re.compile(r"[0-9]+(?![^\s\"#%'(),={}@])")
 _BRACE_RE = re.compile(r"[{}]")
+_COMMENT_RE = re.compile(r"[{})]")
 _QUOTE_RE = re.compile(r'["{}]')
 _SPACE_RUN_RE = re.compile(r"\s+")
 _LINE_START_AT_RE = re.compile(r"^[ \t]*@", re.MULTILINE)
@@ -213,6 +243,66 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
+class _Closers:
+    """Where the groups and ``@comment(…)`` bodies of a text's tail close, tabulated in one pass.
+
+    ``@comment(`` ends at the first ``)`` where the braces opened since the ``(`` are closed
+    again (or more than that); that is the first ``)`` at or after the ``(`` whose brace depth,
+    counted from ``start``, is at most the depth at the ``(``.
+    """
+
+    __slots__ = ("_brace_depth", "_brace_pos", "_groups", "_paren_depth", "_paren_min",
+                 "_paren_pos", "start")
+
+    def __init__(self, text: str, start: int) -> None:
+        self.start = start
+        self._groups: dict[int, int] = {}  # index of a "{" → index of its "}"
+        self._brace_pos: list[int] = []
+        self._brace_depth: list[int] = []  # depth right after each brace
+        self._paren_pos: list[int] = []
+        self._paren_depth: list[int] = []  # depth at each ")"
+        open_groups: list[int] = []
+        depth = 0
+        for m in _COMMENT_RE.finditer(text, start):
+            i = m.start()
+            c = m.group()
+            if c == ")":
+                self._paren_pos.append(i)
+                self._paren_depth.append(depth)
+                continue
+            if c == "{":
+                depth += 1
+                open_groups.append(i)
+            else:
+                depth -= 1
+                if open_groups:
+                    self._groups[open_groups.pop()] = i
+            self._brace_pos.append(i)
+            self._brace_depth.append(depth)
+        # _paren_min[j]: the lowest depth at any ")" from the j-th on.
+        lowest = len(text) + 1
+        self._paren_min = [0] * len(self._paren_depth)
+        for j in range(len(self._paren_depth) - 1, -1, -1):
+            lowest = min(lowest, self._paren_depth[j])
+            self._paren_min[j] = lowest
+
+    def group_end(self, pos: int) -> int | None:
+        """Index of the ``}`` closing the ``{`` at ``pos - 1``."""
+        return self._groups.get(pos - 1)
+
+    def paren_end(self, pos: int) -> int | None:
+        """Index of the ``)`` that ends a ``@comment(`` body starting at ``pos``."""
+        k = bisect.bisect_left(self._brace_pos, pos)
+        depth = self._brace_depth[k - 1] if k else 0
+        j = bisect.bisect_left(self._paren_pos, pos)
+        if j == len(self._paren_pos) or self._paren_min[j] > depth:
+            return None
+        # Walks only over the ")" inside the comment, which reading then skips.
+        while self._paren_depth[j] > depth:
+            j += 1
+        return self._paren_pos[j]
+
+
 class _Parser:
     """One pass over one text; the methods return the position where scanning goes on."""
 
@@ -240,6 +330,13 @@ class _Parser:
         self.spans: list[ValueSpan] | None = None
         self.entry_spans: list[ValueSpan] = []
         self.value_end = 0
+        # Characters macro expansion may still add in this file (see _BUDGET_BASE).
+        self.budget = _BUDGET_BASE + _BUDGET_PER_CHAR * len(text)
+        self.budget_reported = False
+        # The last search for the next entry line: (searched from, what it found).
+        self._entry_line: tuple[int, re.Match[str] | None] = (len(text) + 1, None)
+        # Built after the first unclosed ``@comment``: where the rest's groups close.
+        self._closers: _Closers | None = None
 
     # -- positions ---------------------------------------------------------------------------
 
@@ -288,6 +385,7 @@ class _Parser:
                     key=self.key, field=self.field,
                 ))
                 pos = self.resume_after(err.pos if err.resume is None else err.resume, start)
+        self.check_values()
         return ParseResult(
             tuple(self.entries), tuple(self.diagnostics), tuple(self.strings),
             tuple(self.preambles),
@@ -333,31 +431,57 @@ class _Parser:
         return len(self.text) if nl < 0 else nl + 1
 
     def block_end(self, pos: int, close: str) -> int | None:
-        """End of a balanced ``@comment`` body starting after its opener (``None``: unclosed)."""
-        text = self.text
-        if close == "}":
-            end = self._brace_close(pos)
-            return None if end is None else end + 1
+        """End of a balanced ``@comment`` body starting after its opener (``None``: unclosed).
+
+        ``@comment{`` ends where its group closes, ``@comment(`` at the first ``)`` outside
+        braces. A comment may hold entries, so there is no bound but the end of the text: after
+        the first unclosed one, the closing positions of the rest are tabulated (one pass), so
+        that a thousand unclosed comments do not scan the rest a thousand times.
+        """
+        closers = self._closers
+        if closers is not None and pos > closers.start:
+            end = closers.group_end(pos) if close == "}" else closers.paren_end(pos)
+        else:
+            end = self._brace_close(pos, len(self.text)) if close == "}" else self._paren_close(pos)
+            if end is None:
+                self._closers = _Closers(self.text, pos - 1)
+        return None if end is None else end + 1
+
+    def _paren_close(self, pos: int) -> int | None:
+        """Index of the first ``)`` after ``pos`` outside the braces opened after ``pos``."""
         depth = 0
-        for i in range(pos, len(text)):
-            c = text[i]
+        for m in _COMMENT_RE.finditer(self.text, pos):
+            c = m.group()
             if c == "{":
                 depth += 1
             elif c == "}":
                 depth -= 1
-            elif c == ")" and depth <= 0:
-                return i + 1
+            elif depth <= 0:
+                return m.start()
         return None
+
+    def entry_line(self, pos: int) -> re.Match[str] | None:
+        """The first line at or after ``pos`` that starts an entry (``\\n@type{``), if any.
+
+        Values are scanned only up to it. Reading goes forward, so the last answer is kept:
+        every part of the text is searched once.
+        """
+        since, found = self._entry_line
+        if since <= pos and (found is None or found.start() >= pos):
+            return found
+        found = _ENTRY_LINE_RE.search(self.text, pos)
+        self._entry_line = (pos, found)
+        return found
 
     # -- values ------------------------------------------------------------------------------
 
-    def _brace_close(self, pos: int) -> int | None:
-        """Index of the ``}`` that closes the group opened just before ``pos``."""
+    def _brace_close(self, pos: int, stop: int) -> int | None:
+        """Index of the ``}`` that closes the group opened just before ``pos`` (before ``stop``)."""
         text = self.text
         depth = 1
         search = _BRACE_RE.search
         while True:
-            m = search(text, pos)
+            m = search(text, pos, stop)
             if m is None:
                 return None
             if m.group() == "{":
@@ -374,24 +498,31 @@ class _Parser:
         """Read ``part # part # ...`` at ``pos``; return the expanded value and the end."""
         text = self.text
         parts: list[str] = []
+        size = 0  # characters in parts
+        cut = False
         while True:
             c = text[pos] if pos < len(text) else ""
-            if c == "{":
-                end = self._brace_close(pos + 1)
-                self.check_runaway(pos, end, name_pos, field, "{")
-                assert end is not None
-                parts.append(text[pos + 1 : end])
-                pos = end + 1
-            elif c == '"':
-                end = self._quote_close(pos + 1, field)
-                self.check_runaway(pos, end, name_pos, field, '"')
-                assert end is not None
-                parts.append(text[pos + 1 : end])
+            if c in ("{", '"'):
+                # A value never runs over a line that starts an entry: that is where a missing
+                # closer is reported, and scanning there keeps recovery linear.
+                line = self.entry_line(pos)
+                stop = len(text) if line is None else line.start()
+                if c == "{":
+                    end = self._brace_close(pos + 1, stop)
+                else:
+                    end = self._quote_close(pos + 1, field, stop)
+                if end is None:
+                    raise self.runaway(line, name_pos, field, c)
+                if not cut:  # a cut value takes nothing more
+                    parts.append(text[pos + 1 : end])
+                    size += end - pos - 1
                 pos = end + 1
             else:
                 m = _NUMBER_RE.match(text, pos)
                 if m is not None:
-                    parts.append(m.group())
+                    if not cut:
+                        parts.append(m.group())
+                        size += m.end() - pos
                     pos = m.end()
                 else:
                     m = _NAME_RE.match(text, pos)
@@ -409,7 +540,14 @@ class _Parser:
                     macro = self.macros.get(name.lower())
                     if macro is None:
                         macro = self.undefined(name, self.line_of(pos), key, field)
-                    parts.append(macro)
+                    elif not cut:
+                        macro, cut = self.expand(name, macro, size, self.line_of(pos), key, field)
+                        if cut:
+                            self.cut(self.line_of(name_pos), key, field)
+                            parts.append(macro)  # the part that fits
+                    if not cut:
+                        parts.append(macro)
+                        size += len(macro)
                     pos = m.end()
             self.value_end = pos
             pos = self.skip_ws(pos)
@@ -419,13 +557,14 @@ class _Parser:
             joined = "".join(parts)
             return (_clean(joined) if strip else _collapse(joined)), pos
 
-    def _quote_close(self, pos: int, field: str) -> int | None:
-        """Index of the ``"`` that ends a quoted value (a ``"`` inside braces does not)."""
+    def _quote_close(self, pos: int, field: str, stop: int) -> int | None:
+        """Index of the ``"`` that ends a quoted value (a ``"`` inside braces does not), if it
+        comes before ``stop``."""
         text = self.text
         depth = 0
         search = _QUOTE_RE.search
         while True:
-            m = search(text, pos)
+            m = search(text, pos, stop)
             if m is None:
                 return None
             c = m.group()
@@ -447,33 +586,53 @@ class _Parser:
                     )
             pos = m.end()
 
-    def check_runaway(
-        self, start: int, end: int | None, name_pos: int, field: str, opener: str
-    ) -> None:
-        """Report a value that runs into the next entry (or to the end of the file)."""
-        text = self.text
-        limit = len(text) if end is None else end
-        if end is not None and text.find("\n", start, limit) < 0:
-            return
-        m = _ENTRY_LINE_RE.search(text, start, limit)
-        if m is None and end is not None:
-            return
+    def runaway(
+        self, entry_line: re.Match[str] | None, name_pos: int, field: str, opener: str
+    ) -> _SyntaxError:
+        """A value not closed before the next entry line (``entry_line``) or the end."""
         closer = "}" if opener == "{" else '"'
         line = self.line_of(name_pos)
         what = f"the value of field `{field}`" if field else "the value"
-        if m is not None:
-            stop = self.line_of(m.start(1))
+        if entry_line is not None:
+            stop = self.line_of(entry_line.start(1))
             message = (f"unbalanced braces: {what} opened on line {line} is not closed "
                        f"before the entry on line {stop}")
-            resume = m.start(1)
+            resume = entry_line.start(1)
         else:
             message = f"unbalanced braces: {what} opened on line {line} is never closed"
-            resume = len(text)
-        raise _SyntaxError(
+            resume = len(self.text)
+        return _SyntaxError(
             name_pos, message,
             f"add the missing `{closer}` at the end of the value (or remove a stray `{{` in it)",
             resume,
         )
+
+    def check_values(self) -> None:
+        """Report the values later stages could not read safely (see the module docstring)."""
+        file = self.file
+        deep = latex.MAX_DEPTH
+        # Both checks need values longer than MAX_DIGITS; a comprehension finds them quickly.
+        longer = [(entry, f) for entry in self.entries for f in entry.fields
+                  if len(f.value) > MAX_DIGITS]
+        for entry, f in longer:
+            if len(f.value) >= deep and latex.too_deep(f.value):
+                self.diagnostics.append(Diagnostic(
+                    Code.INPUT_LIMIT,
+                    f"field `{f.name}` nests braces, commands or quotes more than {deep} levels "
+                    f"deep; it is read as plain text",
+                    Location(file, f.location.line),
+                    "remove the extra braces or commands: a value needs only a few levels",
+                    key=entry.key, field=f.name,
+                ))
+            if f.name in _NUMBER_FIELDS and _LONG_NUMBER_RE.search(f.value):
+                self.diagnostics.append(Diagnostic(
+                    Code.INPUT_LIMIT,
+                    f"field `{f.name}` holds a number with more than {MAX_DIGITS} digits; it is "
+                    f"not read as a number",
+                    Location(file, f.location.line),
+                    "check the value: a year, volume or page number has a few digits",
+                    key=entry.key, field=f.name,
+                ))
 
     def missing_value(self, pos: int, name_pos: int, field: str, char: str) -> _SyntaxError:
         found = f"`{char}`" if char else "the end of the file"
@@ -499,19 +658,68 @@ class _Parser:
         ))
         return name
 
+    def expand(
+        self, name: str, macro: str, size: int, line: int, key: str, field: str
+    ) -> tuple[str, bool]:
+        """Macro ``name``'s value for a value that holds ``size`` characters so far, within the
+        limits: cut to :data:`MAX_VALUE_CHARS` (then ``True``), or the name itself once the
+        file's expansion budget is spent. Nothing bigger than the limit is ever built."""
+        n = len(macro)
+        room = MAX_VALUE_CHARS - size
+        if n > self.budget:
+            if not self.budget_reported:
+                self.budget_reported = True
+                self.diagnostics.append(Diagnostic(
+                    Code.INPUT_LIMIT,
+                    f"macro `{name}` is not expanded: the @string macros of this file already "
+                    f"expanded to the most text allowed for its size; from here on, a macro "
+                    f"that does not fit keeps its name",
+                    Location(self.file, line),
+                    "macros built from each other with `#` (`a2 = a1 # a1`) double at each "
+                    "step; write long values out, or use each long macro fewer times",
+                    key=key, field=field,
+                ))
+            return name[: max(room, 0)], len(name) > room
+        self.budget -= n
+        if n <= room:
+            return macro, False
+        return macro[: max(room, 0)], True
+
+    def cut(self, line: int, key: str, field: str) -> None:
+        what = f"the value of field `{field}`" if field else "this @string value"
+        self.diagnostics.append(Diagnostic(
+            Code.INPUT_LIMIT,
+            f"{what} grows past {MAX_VALUE_CHARS:,} characters through @string macros; "
+            f"it is cut there",
+            Location(self.file, line),
+            "a macro joined with itself (`a2 = a1 # a1`) doubles at each step; write the "
+            "value out, or check the @string definitions it uses",
+            key=key, field=field,
+        ))
+
     def concat(self, raw: str, line: int, key: str, field: str) -> str:
         """Expand a fast-path value with ``#`` (already known to be well-formed)."""
         macros = self.macros
         parts: list[str] = []
+        size = 0
         for piece in _PIECE_RE.findall(raw):
             c = piece[0]
             if c in ("{", '"'):
-                parts.append(piece[1:-1])
+                value = piece[1:-1]
             elif "0" <= c <= "9":
-                parts.append(piece)
+                value = piece
             else:
-                value = macros.get(piece.lower())
-                parts.append(self.undefined(piece, line, key, field) if value is None else value)
+                macro = macros.get(piece.lower())
+                if macro is None:
+                    value = self.undefined(piece, line, key, field)
+                else:
+                    value, cut = self.expand(piece, macro, size, line, key, field)
+                    if cut:
+                        self.cut(line, key, field)
+                        parts.append(value)  # the part that fits; a cut value takes no more
+                        break
+            parts.append(value)
+            size += len(value)
         return _clean("".join(parts))
 
     def fast_entry(self, m: re.Match[str], start: int) -> int:
@@ -543,6 +751,12 @@ class _Parser:
                 macro = macros.get(first.lower())
                 if macro is None:
                     macro = self.undefined(first, fline, key, name)
+                elif len(macro) <= self.budget and len(macro) <= MAX_VALUE_CHARS:
+                    self.budget -= len(macro)  # expand()'s common case, inline
+                else:
+                    macro, over = self.expand(first, macro, 0, fline, key, name)
+                    if over:
+                        self.cut(fline, key, name)
                 value = macro.strip()
             append(Field(name, value, Location(file, fline)))
         if len({f.name for f in fields}) != len(fields):

@@ -16,14 +16,17 @@ from typing import TYPE_CHECKING, Any
 
 from refbook import csl, ir
 from refbook.diagnostics import Code, Diagnostic
-from refbook.models import Location
+from refbook.models import MAX_DIGITS, Location
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
 __all__ = ["item_from_json", "markup_to_inlines", "read_csl_json"]
 
-_TAG = re.compile(r"<(/?)([a-zA-Z]+)((?:\s+[^<>]*)?)\s*(/?)>")
+# Possessive, so that a ``<a`` followed by a long run without ``>`` fails in one pass: the
+# attributes run to the next ``<`` or ``>`` (as the greedy form's only match did, trailing space
+# and ``/`` included), never split in two ways.
+_TAG = re.compile(r"<(/?)([a-zA-Z]++)((?:\s[^<>]*+)?+)(/?)>")
 
 # Tag (with its attributes folded to a marker) → inline kind; None keeps the children only.
 _SPAN_STYLES: dict[str, ir.StyleKind | None] = {
@@ -51,7 +54,11 @@ _KINDS: dict[str, ir.StyleKind] = {
     k: k for k in ("emph", "strong", "smallcaps", "sup", "sub", "code", "nocase", "underline")
 }
 _ENTITY = re.compile(r"&(#\d+|#x[0-9a-fA-F]+|amp|lt|gt|quot|apos|nbsp);")
-_ATTR = re.compile(r"""([a-zA-Z-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+# A name starts only where a run of name characters starts (the lookbehind), so a long run
+# that is no attribute is read once, not once per character.
+_ATTR = re.compile(r"""(?<![a-zA-Z-])([a-zA-Z-]++)\s*+=\s*+(?:"([^"]*+)"|'([^']*+)')""")
+#: How deep lists and objects may nest in one item (real items: four levels, a date's parts).
+MAX_NESTING = 32
 
 _DATE_VARIABLES = frozenset(
     {
@@ -81,6 +88,15 @@ def read_csl_json(text: str, file: str) -> tuple[tuple[csl.Item, ...], tuple[Dia
             Location(file, exc.lineno),
         )
         return (), (diag,)
+    except RecursionError:
+        # json's decoder recurses once per ``[``/``{``; Python stops it near 1000 levels
+        return (), (Diagnostic(
+            Code.INPUT_LIMIT,
+            "CSL-JSON nests lists or objects too deeply to be read; nothing of it is used",
+            Location(file, 1),
+            f"a CSL-JSON item needs a few levels (a date's parts); write items with at most "
+            f"{MAX_NESTING}",
+        ),)
     if isinstance(data, dict):
         data = data.get("items", [data]) if "id" not in data else [data]
     if not isinstance(data, list):
@@ -93,8 +109,34 @@ def read_csl_json(text: str, file: str) -> tuple[tuple[csl.Item, ...], tuple[Dia
                 Diagnostic(Code.SYNTAX, f"CSL-JSON item {n} has no id; it is skipped", location)
             )
             continue
+        if _nesting(raw) > MAX_NESTING:
+            # str() and the readers below recurse through nested values
+            diags.append(Diagnostic(
+                Code.INPUT_LIMIT,
+                f"CSL-JSON item {n} nests lists or objects more than {MAX_NESTING} levels deep; "
+                f"it is skipped",
+                location,
+                "a CSL-JSON item needs a few levels (a date's parts); check how it was written",
+            ))
+            continue
         items.append(item_from_json(raw))
     return tuple(items), tuple(diags)
+
+
+def _nesting(value: object) -> int:
+    """How deep lists and objects nest in ``value`` (without recursion; it may be deep)."""
+    deepest = 0
+    todo: list[tuple[object, int]] = [(value, 1)]
+    while todo:
+        v, depth = todo.pop()
+        children = v.values() if isinstance(v, dict) else v if isinstance(v, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > MAX_NESTING:
+            break
+        todo.extend((c, depth + 1) for c in children)
+    return deepest
 
 
 def item_from_json(raw: Mapping[str, Any]) -> csl.Item:
@@ -159,8 +201,11 @@ def _names(values: list[Any]) -> tuple[csl.Name, ...]:
 
 
 def _int(value: Any) -> int:
+    text = str(value).strip()
+    if len(text) > MAX_DIGITS + 1:
+        return 0  # not a date part (and int() would refuse 4300 digits)
     try:
-        return int(str(value).strip())
+        return int(text)
     except ValueError:
         return 0
 

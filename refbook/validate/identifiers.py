@@ -171,7 +171,13 @@ def _urls(entry: Entry) -> Iterator[Diagnostic]:
 
 
 def _one_url(entry: Entry, name: str, raw: str, f: Field) -> Iterator[Diagnostic]:
-    parts = urlsplit(raw)
+    try:
+        parts = urlsplit(raw)
+    except ValueError:  # an unbalanced "[" (urllib: "Invalid IPv6 URL")
+        yield at(Code.URL_MALFORMED, entry, f, f"{name} {show(raw)} is not a valid URL "
+                 "(a bracket that is not part of an IPv6 address)",
+                 "check the address in a browser and copy it again")
+        return
     if not parts.scheme:
         hint = (f"write the full address, e.g. https://{raw}" if "." in raw.split("/", maxsplit=1)[0]
                 else "put a web address starting with https:// in url")

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code
 from refbook.latex import to_text
+from refbook.models import MAX_DIGITS
 from refbook.validate.report import IGNORE_FIELD, at, show
 
 if TYPE_CHECKING:
@@ -44,13 +45,23 @@ def _pages(entry: Entry) -> Iterator[Diagnostic]:
             yield at(Code.PAGES_DASH, entry, f, f"pages {show(part.strip())} uses a single dash",
                      f"write {m.group(1)}--{m.group(2)} (refbook check --fix does this)")
         r = RANGE.match(part)
-        if r and int(r.group(2)) < int(r.group(1)):
+        if r and _number(r.group(2)) < _number(r.group(1)):
             a, b = r.group(1), r.group(2)
             guess = a[: len(a) - len(b)] + b if len(b) < len(a) else ""
-            hint = (f"write the full last page: {a}--{guess}" if guess and int(guess) >= int(a)
+            hint = (f"write the full last page: {a}--{guess}"
+                    if guess and _number(guess) >= _number(a)
                     else "check the page range; the first page comes first")
             yield at(Code.PAGES_REVERSED, entry, f, f"pages {show(part.strip())} ends before it "
                      "starts", hint)
+
+
+def _number(digits: str) -> tuple[int, str]:
+    """A run of digits as a sortable key, without ``int()`` (which refuses 4300 digits and more;
+    the reader reports such numbers): fewer significant digits is smaller."""
+    significant = digits.lstrip("0")
+    if len(significant) <= MAX_DIGITS:
+        return int(digits), ""
+    return 10**MAX_DIGITS + len(significant), significant
 
 
 def _month(entry: Entry) -> Iterator[Diagnostic]:
@@ -77,7 +88,8 @@ def _is_month(text: str) -> bool:
     """A month name, a number 1-12, or an abbreviation written out (Sept, Jan.)."""
     text = text.strip()
     if text.isdigit():
-        return 1 <= int(text) <= 12
+        # isdecimal: int() rejects "²"; a long number is no month either
+        return text.isdecimal() and len(text) <= MAX_DIGITS and 1 <= int(text) <= 12
     word = text.rstrip(".")
     if word in MONTHS:
         return True

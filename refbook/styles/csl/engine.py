@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from refbook.ir import Inlines, Text
+from refbook.models import MAX_DIGITS
 from refbook.styles.csl.output import (
     NO_FORMAT,
     Fmt,
@@ -125,7 +126,7 @@ def split_nums(t: str) -> list[str | int]:
     for part in _SPLIT_NUMS.split(t):
         if not part:
             continue
-        if part.isdigit() and part.isascii():
+        if part.isdigit() and part.isascii() and len(part) <= MAX_DIGITS:
             out.append(int(part))
         else:
             out.append(EN_DASH if part == "-" else part)
@@ -296,7 +297,8 @@ class Evaluator:
         v = stringify(item.var(var))
         if not v:
             return None
-        if v.isdigit():
+        # isdecimal, not isdigit: int() rejects "²"
+        if v.isdecimal() and len(v) <= MAX_DIGITS:
             return [f"{int(v):09d}"]
         return _normalize_sort_key(v)
 
@@ -516,7 +518,9 @@ class Evaluator:
         if var == "citation-number":
             num = stringify(self.item.var("citation-number"))
             self._count(1, 1 if num else 0)
-            return Tag("citation-number", lit(num), int(num)) if num.isdigit() else None
+            if not (num.isdecimal() and len(num) <= MAX_DIGITS):
+                return None
+            return Tag("citation-number", lit(num), int(num))
         if var in ("DOI", "URL", "PMID", "PMCID"):
             v = self.ask_text(var)
             self._delete(var)
