@@ -21,10 +21,12 @@ from typing import TYPE_CHECKING, Any
 from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 
-from refbook.syntax import find_citations
+from refbook.syntax import CitationScanner
 
 if TYPE_CHECKING:
     from markdown import Markdown
+
+    from refbook.syntax import Citation
 
 PENDING_CLASS = "refbook-pending"
 SOURCE_ATTR = "data-refbook-src"
@@ -39,6 +41,23 @@ class CitationProcessor(InlineProcessor):
 
     ANCESTOR_EXCLUDES = ("a", "code", "pre")
 
+    def __init__(self, pattern: str, md: Markdown | None = None) -> None:
+        super().__init__(pattern, md)
+        # Python-Markdown calls handleMatch at every "[" and "@" of a text and, after each
+        # citation, again in a new string that ends like the old one: one scanner (brackets
+        # matched once) serves them all, so a paragraph of brackets costs linear time
+        self._scanner = CitationScanner("")
+        self._data = ""  # the text the scanner was last checked against, from offset _from on
+        self._from = 0
+        self._shift = 0
+
+    def _citation_at(self, data: str, start: int) -> tuple[Citation | None, int]:
+        """The citation at ``start`` of ``data`` and the shift of the scanner's offsets."""
+        if data is not self._data or start < self._from:
+            self._scanner, self._shift = self._scanner.for_text(data, start)
+            self._data, self._from = data, start
+        return self._scanner.at(start + self._shift), self._shift
+
     def handleMatch(  # type: ignore[override]  # noqa: N802 - Python-Markdown's API
         self, m: re.Match[str], data: str,
     ) -> tuple[ET.Element | str | None, int | None, int | None]:
@@ -48,13 +67,10 @@ class CitationProcessor(InlineProcessor):
             return "@", start, m.end(0)
         if found_at == "@" and start > 0 and (data[start - 1].isalnum() or data[start - 1] in "_@\\"):
             return None, None, None
-        found = find_citations(data[start:])
-        if not found or found[0].start != 0:
+        citation, shift = self._citation_at(data, start)
+        if citation is None or (found_at == "[") != (citation.mode == "parenthetical"):
             return None, None, None
-        citation = found[0]
-        if (found_at == "[") != (citation.mode == "parenthetical"):
-            return None, None, None
-        end = start + citation.end
+        end = citation.end - shift
         source = self.unescape(data[start:end])
         el = ET.Element("span", {"class": PENDING_CLASS, SOURCE_ATTR: source})
         el.text = source

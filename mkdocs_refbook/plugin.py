@@ -43,6 +43,7 @@ from mkdocs_refbook.rendering import (
     citation_html,
     entry_text,
 )
+from refbook.codemask import mask_code
 from refbook.diagnostics import Code
 from refbook.items import items_for
 from refbook.models import Location
@@ -73,18 +74,6 @@ _PENDING = re.compile(
     rf'<span class="{PENDING_CLASS}" {SOURCE_ATTR}="(?P<src>[^"]*)">.*?</span>', re.S)
 _HEADING = re.compile(r'<h[1-6][^>]*\bid="(?P<id>[^"]*)"[^>]*>(?P<body>.*?)</h[1-6]>', re.S)
 _TOKEN = re.compile(r"<!--refbook-(?P<kind>cite|list):(?P<arg>[\w-]+)-->")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1", re.S | re.M)
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
-
-
-def _blank(m: re.Match[str]) -> str:
-    return re.sub(r"[^\n]", " ", m.group(0))
-
-
-def _mask_code(markdown: str) -> str:
-    """Fenced code and code spans blanked out, keeping offsets and line numbers."""
-    return _CODE_SPAN.sub(_blank, _FENCE.sub(_blank, markdown))
-
 
 def _squash(text: str) -> str:
     return " ".join(text.split())
@@ -210,7 +199,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         has_book_list = False
         for f in files.documentation_pages():
             try:
-                text = _mask_code(f.content_string)
+                text = mask_code(f.content_string)
             except (OSError, UnicodeDecodeError):
                 continue
             if any((m.group("scope") or "book") in ("book", "all") for m in MARKER.finditer(text)):
@@ -251,7 +240,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
 
     def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig,
                          files: Files) -> str:
-        masked = _mask_code(markdown)
+        masked = mask_code(markdown)
         data = PageData(page.file.src_uri)
         offset = _front_matter_lines(page, markdown)
         data.candidates = [(_squash(c.source), c.line + offset) for c in find_citations(masked)]
@@ -286,10 +275,11 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             # one the Markdown does not show as such (added by another plugin) gets line 1
             line = 1
             key = _squash(source)
-            for offset, (cand, cand_line) in enumerate(data.candidates[cursor:]):
+            for index in range(cursor, len(data.candidates)):  # no copy of the rest per citation
+                cand, cand_line = data.candidates[index]
                 if cand == key:
                     line = cand_line
-                    cursor += offset + 1
+                    cursor = index + 1
                     break
             citations.append((found[0], section))
             site_index = len(citations) - 1

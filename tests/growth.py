@@ -31,14 +31,19 @@ def _best(prepare: Callable[[int, int], T], run: Callable[[T], object], n: int,
 
 
 def doubling_ratio(prepare: Callable[[int, int], T], run: Callable[[T], object], n: int, *,
-                   repeats: int = 3, tries: int = 3, limit: float = LIMIT) -> float:
+                   repeats: int = 3, tries: int = 3, limit: float = LIMIT,
+                   min_seconds: float = 0.03, max_n: int = 4_000_000) -> float:
     """``time(run(prepare(2n)))`` / ``time(run(prepare(n)))``, best of ``repeats`` each.
 
     ``prepare(size, attempt)`` builds the input untimed (``attempt`` lets it vary the data so
-    no cache answers a repeat). A ratio over ``limit`` is measured again, up to ``tries`` times,
-    and the smallest is returned: a stray pause cannot fail a test, a real quadratic (about 4
-    every time) still does.
+    no cache answers a repeat). ``n`` is doubled first (up to ``max_n``) while one run takes
+    less than ``min_seconds``, so timer noise cannot decide. A ratio over ``limit`` is measured
+    again, up to ``tries`` times, and the smallest is returned: a stray pause cannot fail a
+    test, a real quadratic (about 4 every time) still does.
     """
+    # grow a size too small to time into one that takes some tens of milliseconds
+    while n < max_n and _best(prepare, run, n, 1) < min_seconds:
+        n *= 2
     ratios: list[float] = []
     for _ in range(tries):
         small = _best(prepare, run, n, repeats)
