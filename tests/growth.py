@@ -1,17 +1,21 @@
 """How the cost of a function grows when its input doubles: the scaling tests' one measure.
 
-Tests never assert a wall-clock time; they compare the time of size N and 2N measured side by
+Tests never assert a wall-clock time; they compare the time of size N and 4N measured side by
 side in the same run (best of three each, inputs built before the clock starts), so a loaded
-machine slows both alike. A linear path gives a ratio near 2, a quadratic one near 4.
+machine slows both alike, and report the cost of one doubling: near 2 for a linear path, near
+4 for a quadratic one.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
+import statistics
 import time
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
 T = TypeVar("T")
 
@@ -20,10 +24,10 @@ LIMIT = 3.0
 
 
 def _best(prepare: Callable[[int, int], T], run: Callable[[T], object], n: int,
-          repeats: int) -> float:
+          repeats: int, attempts: Iterator[int]) -> float:
     best = float("inf")
-    for attempt in range(repeats):
-        data = prepare(n, attempt)
+    for _ in range(repeats):
+        data = prepare(n, next(attempts))
         start = time.perf_counter()
         run(data)
         best = min(best, time.perf_counter() - start)
@@ -33,22 +37,27 @@ def _best(prepare: Callable[[int, int], T], run: Callable[[T], object], n: int,
 def doubling_ratio(prepare: Callable[[int, int], T], run: Callable[[T], object], n: int, *,
                    repeats: int = 3, tries: int = 3, limit: float = LIMIT,
                    min_seconds: float = 0.03, max_n: int = 4_000_000) -> float:
-    """``time(run(prepare(2n)))`` / ``time(run(prepare(n)))``, best of ``repeats`` each.
+    """What doubling the input costs: the square root of ``time(run(prepare(4n)))`` /
+    ``time(run(prepare(n)))`` (best of ``repeats`` each), about 2 for linear work, 4 for
+    quadratic.
 
-    ``prepare(size, attempt)`` builds the input untimed (``attempt`` lets it vary the data so
-    no cache answers a repeat). ``n`` is doubled first (up to ``max_n``) while one run takes
-    less than ``min_seconds``, so timer noise cannot decide. A ratio over ``limit`` is measured
-    again, up to ``tries`` times, and the smallest is returned: a stray pause cannot fail a
-    test, a real quadratic (about 4 every time) still does.
+    ``prepare(size, attempt)`` builds the input untimed (``attempt`` never repeats, so data
+    that varies with it is never answered by a cache). ``n`` is doubled first (up to
+    ``max_n``) while one run takes less than ``min_seconds``, so timer noise cannot decide. A first ratio over ``limit`` is
+    measured ``tries`` times in all and the median is returned: one stray pause can neither
+    fail a linear path nor let a quadratic one pass.
     """
+    attempts = itertools.count()  # every measurement gets fresh data, even when sizes repeat
     # grow a size too small to time into one that takes some tens of milliseconds
-    while n < max_n and _best(prepare, run, n, 1) < min_seconds:
+    while n < max_n and _best(prepare, run, n, 1, attempts) < min_seconds:
         n *= 2
     ratios: list[float] = []
     for _ in range(tries):
-        small = _best(prepare, run, n, repeats)
-        big = _best(prepare, run, 2 * n, repeats)
-        ratios.append(big / max(small, 1e-9))
-        if ratios[-1] <= limit:
+        small = _best(prepare, run, n, repeats, attempts)
+        big = _best(prepare, run, 4 * n, repeats, attempts)
+        # the mean ratio of the two doublings from n to 4n: noise in one size counts a
+        # quarter as much as in a single doubling
+        ratios.append(math.sqrt(big / max(small, 1e-9)))
+        if ratios[0] <= limit:
             break
-    return min(ratios)
+    return statistics.median(ratios)
