@@ -19,14 +19,13 @@ from refbook.config import Config
 from refbook.diagnostics import Code, Diagnostic, Severity
 from refbook.items import _item
 from refbook.memo import code_stamp, load_memo, save_memo
-from refbook.models import Location
 from refbook.readers import read_bibliography
 from refbook.registry import Registry
 from refbook.render.text import to_text
 from refbook.validate import apply_config, check_bibliography
 from refbook.validate.citations import unused_entries
 from refbook.validate.report import INFO_LIMIT
-from sphinx_refbook.filters import FilterError, evaluate, parse_filter
+from sphinx_refbook.filters import FilterError, compile_filter, evaluate
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -285,18 +284,16 @@ def _summed_up(unused: list[Diagnostic]) -> list[Diagnostic]:
 def _filtered(bib: Bibliography, spec: ListSpec, cited: set[str],
               cited_docs: dict[str, list[str]], problems: list[Diagnostic]) -> set[str]:
     try:
-        tree = parse_filter(spec.filter)
-    except FilterError as err:
-        problems.append(Diagnostic(Code.CITATION_SYNTAX, str(err), Location(spec.docname, spec.line),
-                                   hint="see the bibliography directive's :filter: option"))
-        return set()
+        flt = compile_filter(spec.filter)  # once per list, not per entry
+    except FilterError:
+        return set()  # the directive reported it at its line when it read the page
     keys = set()
     for e in bib:
         docs = set(cited_docs.get(e.key, ()))
         names: dict[str, object] = {f.name: f.value for f in e.fields}
         names.update(key=e.key, type=e.type, entry_type=e.type, cited=e.key in cited,
                      docname=spec.docname, docnames=docs, cited_docnames=docs)
-        if evaluate(tree, names):
+        if evaluate(flt, names):
             keys.add(e.key)
     return keys
 
