@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code
@@ -20,10 +21,18 @@ __all__ = ["MONTHS", "SINGLE_DASH", "check_entry"]
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
           "september", "october", "november", "december")
-SINGLE_DASH = re.compile(r"^\s*([A-Za-z]?\d+[A-Za-z]?)\s*(?:-|–|‐|‑)\s*([A-Za-z]?\d+[A-Za-z]?)\s*$")
-RANGE = re.compile(r"^\s*[A-Za-z]?(\d+)[A-Za-z]?\s*(?:--|-|–)\s*[A-Za-z]?(\d+)[A-Za-z]?\s*$")
+# Possessive runs (*+, ++): what follows a run of spaces or digits can never be a space or a
+# digit, so giving some back cannot help, and refusing to keeps a failed match linear (a run of
+# digits followed by 50k non-breaking spaces was quadratic).
+SINGLE_DASH = re.compile(
+    r"^\s*+([A-Za-z]?\d++[A-Za-z]?)\s*+(?:-|–|‐|‑)\s*+([A-Za-z]?\d++[A-Za-z]?)\s*+$")
+RANGE = re.compile(r"^\s*+[A-Za-z]?(\d++)[A-Za-z]?\s*+(?:--|-|–)\s*+[A-Za-z]?(\d++)[A-Za-z]?\s*+$")
 VOLUME_OK = re.compile(
-    r"^(?:[A-Za-z]?\d+[A-Za-z]?|[A-Z]|[IVXLCDM]+|[ivxlcdm]+|\d+\s*(?:--?|–|/)\s*[\dA-Za-z]+|abs/\S+)$")
+    r"^(?:[A-Za-z]?\d++[A-Za-z]?|[A-Z]|[IVXLCDM]++|[ivxlcdm]++|\d++\s*+(?:--?|–|/)\s*+[\dA-Za-z]++"
+    r"|abs/\S++)$")
+# where a month range splits (the spaces around are stripped from the parts afterwards: a
+# pattern with \s* on both sides rescans a run of spaces from each of its positions)
+MONTH_RANGE = re.compile(r"--?|–|/")
 
 
 def check_entry(entry: Entry, config: Config) -> Iterator[Diagnostic]:
@@ -44,13 +53,21 @@ def _pages(entry: Entry) -> Iterator[Diagnostic]:
             yield at(Code.PAGES_DASH, entry, f, f"pages {show(part.strip())} uses a single dash",
                      f"write {m.group(1)}--{m.group(2)} (refbook check --fix does this)")
         r = RANGE.match(part)
-        if r and int(r.group(2)) < int(r.group(1)):
+        if r and _number(r.group(2)) < _number(r.group(1)):
             a, b = r.group(1), r.group(2)
             guess = a[: len(a) - len(b)] + b if len(b) < len(a) else ""
-            hint = (f"write the full last page: {a}--{guess}" if guess and int(guess) >= int(a)
+            hint = (f"write the full last page: {a}--{guess}"
+                    if guess and _number(guess) >= _number(a)
                     else "check the page range; the first page comes first")
             yield at(Code.PAGES_REVERSED, entry, f, f"pages {show(part.strip())} ends before it "
                      "starts", hint)
+
+
+def _number(digits: str) -> tuple[int, str]:
+    """A key that orders strings of decimal digits (any script) by their value, without
+    int(): a page number of thousands of digits would exceed its limit."""
+    ascii_digits = "".join(str(unicodedata.decimal(c)) for c in digits).lstrip("0")
+    return len(ascii_digits), ascii_digits
 
 
 def _month(entry: Entry) -> Iterator[Diagnostic]:
@@ -59,7 +76,7 @@ def _month(entry: Entry) -> Iterator[Diagnostic]:
         return
     text = to_text(f.value).strip()
     low = text.lower()
-    if all(_is_month(p) for p in re.split(r"\s*(?:--?|–|/)\s*", low)):
+    if all(_is_month(p) for p in MONTH_RANGE.split(low)):
         return  # a month or a range of months (June--August)
     low = low.rstrip(".")
     abbrev = [m for m in MONTHS if m[:3] == low[:3]] if len(low) >= 3 else []
@@ -76,8 +93,9 @@ def _month(entry: Entry) -> Iterator[Diagnostic]:
 def _is_month(text: str) -> bool:
     """A month name, a number 1-12, or an abbreviation written out (Sept, Jan.)."""
     text = text.strip()
-    if text.isdigit():
-        return 1 <= int(text) <= 12
+    if text.isdigit():  # "²" is a digit but no number: isdecimal; "0…012" may be long: strip
+        number = text.lstrip("0")
+        return text.isdecimal() and len(number) <= 2 and 1 <= int(number or "0") <= 12
     word = text.rstrip(".")
     if word in MONTHS:
         return True
