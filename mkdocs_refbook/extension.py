@@ -25,7 +25,7 @@ from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 from markdown.postprocessors import Postprocessor
 
-from refbook.syntax import find_citations
+from refbook.syntax import CitationScanner
 
 if TYPE_CHECKING:
     from markdown import Markdown
@@ -60,6 +60,22 @@ class CitationProcessor(InlineProcessor):
     def __init__(self, pattern: str, md: Markdown, extension: RefbookExtension) -> None:
         super().__init__(pattern, md)
         self.extension = extension
+        # Python-Markdown calls handleMatch at every "[" and "@" of a text and, after each
+        # citation, again in a new string that ends like the old one: one scanner (brackets
+        # matched once) serves them all, so a paragraph of brackets costs linear time.
+        # Python-Markdown took the link reference definitions out before inline patterns run,
+        # so the scanner sees none ("[@a]: x" left in a paragraph is a citation).
+        self._scanner = CitationScanner("", definitions=False)
+        self._data = ""  # the text the scanner was last checked against, from offset _from on
+        self._from = 0
+        self._shift = 0
+
+    def _citation_at(self, data: str, start: int) -> tuple[Citation | None, int]:
+        """The citation at ``start`` of ``data`` and the shift of the scanner's offsets."""
+        if data is not self._data or start < self._from:
+            self._scanner, self._shift = self._scanner.for_text(data, start)
+            self._data, self._from = data, start
+        return self._scanner.at(start + self._shift), self._shift
 
     def handleMatch(  # type: ignore[override]  # noqa: N802 - Python-Markdown's API
         self, m: re.Match[str], data: str,
@@ -70,16 +86,12 @@ class CitationProcessor(InlineProcessor):
             return "@", start, m.end(0)
         if found_at == "@" and start > 0 and (data[start - 1].isalnum() or data[start - 1] in "_@\\"):
             return None, None, None
-        # Python-Markdown took the link reference definitions out before inline patterns run
-        found = find_citations(data[start:], definitions=False)
-        if not found or found[0].start != 0:
-            return None, None, None
-        citation = found[0]
-        if (found_at == "[") != (citation.mode == "parenthetical"):
+        citation, shift = self._citation_at(data, start)
+        if citation is None or (found_at == "[") != (citation.mode == "parenthetical"):
             return None, None, None
         if citation.mode == "narrative" and not self.extension.narrative:
             return None, None, None
-        end = start + citation.end
+        end = citation.end - shift
         source = self.unescape(data[start:end])
         host = self.extension.host
         final = host.cite(citation) if host is not None else None

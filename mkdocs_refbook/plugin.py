@@ -52,6 +52,7 @@ from mkdocs_refbook.rendering import (
     citation_html,
     entry_text,
 )
+from refbook.codemask import mask_code_spans, mask_fenced_blocks
 from refbook.diagnostics import Code
 from refbook.items import items_for
 from refbook.models import Location
@@ -99,18 +100,13 @@ _LIST_REGION = re.compile(
     r"<!--refbook-list:(?P<scope>[\w-]+)-->.*?<!--/refbook-list-->", re.S)
 _TAG = re.compile(r"<!--.*?-->|<[^<>]*>", re.S)
 _ID = re.compile(r'\bid="([^"]*)"')
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1", re.S | re.M)
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
-
-
-def _blank(m: re.Match[str]) -> str:
-    return re.sub(r"[^\n]", " ", m.group(0))
 
 
 def _mask_code(markdown: str) -> str:
-    """Fenced code, indented code and code spans blanked out, keeping offsets and line numbers.
-    Code spans go last: a line that starts with a code span is not indented code."""
-    return _CODE_SPAN.sub(_blank, _mask_indented_code(_FENCE.sub(_blank, markdown)))
+    """Fenced code, indented code and code spans blanked out, keeping offsets and line numbers,
+    each in linear time (:mod:`refbook.codemask`). Code spans go last: a line that starts with
+    a code span is not indented code."""
+    return mask_code_spans(_mask_indented_code(mask_fenced_blocks(markdown)))
 
 
 def _squash(text: str) -> str:

@@ -138,56 +138,75 @@ def parse_bracketed(inner: str) -> tuple[CiteRef, ...] | None:
 def _split_items(inner: str) -> list[str]:
     parts: list[str] = []
     depth = 0
-    cur = ""
-    for c in inner:
+    start = 0
+    for i, c in enumerate(inner):
         if c == "{":
             depth += 1
         elif c == "}":
             depth = max(0, depth - 1)
-        if c == ";" and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += c
-    parts.append(cur)
+        elif c == ";" and depth == 0:
+            parts.append(inner[start:i])
+            start = i + 1
+    parts.append(inner[start:])
     return parts
 
 
-def _matching_bracket(text: str, start: int) -> int:
-    depth = 0
-    i = start
-    while i < len(text):
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
+#: How deeply brackets may nest inside a bracketed citation (``[see [x] @a]`` has 1). A deeper
+#: bracket is never a citation: each character is then parsed as part of at most this many
+#: (+1) enclosing candidates, so a page of nested ``[`` costs linear time, not quadratic.
+MAX_NESTED_BRACKETS = 8
+
+
+# what the bracket matcher looks at: an escape pair (skipped whole), a bracket, a blank line
+_BRACKET_EVENTS = re.compile(r"\\[\s\S]?|[\[\]]|\n(?=\n)")
+
+
+def _match_brackets(text: str) -> tuple[dict[int, int], dict[int, int]]:
+    """One pass over ``text``: each ``[`` → its matching ``]`` in the same paragraph, and how
+    deeply brackets nest inside it. Backslash escapes a character; a blank line (``\\n\\n``)
+    closes nothing, it abandons every open bracket."""
+    close: dict[int, int] = {}
+    nested: dict[int, int] = {}
+    # two stacks of plain ints (the open "[" and the deepest nesting inside it): no container
+    # object per bracket, which would make the garbage collector's work grow with the page
+    opened: list[int] = []
+    depths: list[int] = []
+    for m in _BRACKET_EVENTS.finditer(text):
+        c = m.group()
         if c == "[":
-            depth += 1
+            opened.append(m.start())
+            depths.append(0)
         elif c == "]":
-            depth -= 1
-            if depth == 0:
-                return i
-        elif c == "\n" and text[i + 1:i + 2] == "\n":
-            return -1
-        i += 1
-    return -1
+            if opened:
+                start = opened.pop()
+                depth = depths.pop()
+                close[start] = m.start()
+                nested[start] = depth
+                if depths and depths[-1] <= depth:
+                    depths[-1] = depth + 1
+        elif c == "\n":
+            opened.clear()
+            depths.clear()
+    return close, nested
 
 
-def _is_bracketed_citation(text: str, start: int) -> bool:
-    """Whether the ``[`` at *start* opens a bracketed citation such as ``[@b]``."""
-    end = _matching_bracket(text, start)
-    inner = text[start + 1:end] if end > 0 else ""
-    return "@" in inner and parse_bracketed(inner) is not None
+class _Lines:
+    """Line numbers of increasing offsets, counted incrementally (not from the start each time)."""
 
+    def __init__(self, text: str) -> None:
+        self.text, self.pos, self.line = text, 0, 1
+
+    def at(self, offset: int) -> int:
+        self.line += self.text.count("\n", self.pos, offset)
+        self.pos = offset
+        return self.line
+
+
+_NARRATIVE_BRACKET = re.compile(r" ?\[")
 
 # what follows a link reference definition's "[label]": a colon and a destination, on the same
 # line or the next (as Python-Markdown reads one)
 _DESTINATION = re.compile(r":[ \t]*\n?[ \t]*\S")
-
-
-def _is_definition(text: str, start: int, end: int) -> bool:
-    """Whether the brackets at *start*..*end* open a link reference definition."""
-    return _starts_line(text, start) and _DESTINATION.match(text, end + 1) is not None
 
 
 def _starts_line(text: str, i: int) -> bool:
@@ -196,6 +215,95 @@ def _starts_line(text: str, i: int) -> bool:
     while j > 0 and i - j < 4 and text[j - 1] == " ":  # looks back 4 characters at most
         j -= 1
     return i - j <= 3 and (j == 0 or text[j - 1] == "\n")
+# where find_citations stops: an escape pair (skipped whole), a "[" or an "@"
+_CITE_START = re.compile(r"\\[\s\S]?|[\[@]")
+
+
+class CitationScanner:
+    """The citations of one text, found at given offsets; brackets are matched once, up front.
+
+    :func:`find_citations` walks a whole text with it; Python-Markdown's inline processor asks
+    for the citation at each ``[`` or ``@`` it meets (:meth:`at`, :meth:`for_text`).
+    """
+
+    def __init__(self, text: str, *, definitions: bool = True) -> None:
+        self.text = text
+        #: whether ``[label]: destination`` at a line's start is a link reference definition
+        #: (see :func:`find_citations`)
+        self.definitions = definitions
+        self._close, self._nested = _match_brackets(text) if "[" in text else ({}, {})
+
+    def _bracketed_refs(self, i: int) -> tuple[CiteRef, ...] | None:
+        """What the brackets opening at ``i`` cite (by the matches found up front), or None."""
+        text = self.text
+        end = self._close.get(i, -1)
+        if end < 0 or self._nested[i] > MAX_NESTED_BRACKETS or text.find("@", i + 1, end) == -1:
+            return None
+        return parse_bracketed(text[i + 1:end])
+
+    def _is_definition(self, i: int, end: int) -> bool:
+        """Whether the brackets at ``i``..``end`` open a link reference definition."""
+        return (self.definitions and _starts_line(self.text, i)
+                and _DESTINATION.match(self.text, end + 1) is not None)
+
+    def at(self, i: int, line: int = 1) -> Citation | None:
+        """The citation that starts at ``i`` (a ``[`` or ``@``; the caller decides whether the
+        character before an ``@`` allows a citation there), or None."""
+        text = self.text
+        c = text[i:i + 1]
+        if c == "[":
+            refs = self._bracketed_refs(i)
+            if refs is None:
+                return None
+            end = self._close[i]
+            nxt = text[end + 1:end + 2]
+            # "[@a][@b]" is two citations (as mkdocs-bibtex and Python-Markdown read it), not a
+            # reference link labelled "@b"; other "[...][label]" and "[...](url)" stay links.
+            # The next bracket's inside is parsed at most once more here: a chain stays linear.
+            if (nxt == "(" or (nxt == "[" and self._bracketed_refs(end + 1) is None)
+                    or (nxt == ":" and self._is_definition(i, end))):
+                return None
+            return Citation(refs, "parenthetical", i, end + 1, line, text[i:end + 1])
+        if c != "@":
+            return None
+        m = _KEY_RE.match(text, i)
+        if m is None:
+            return None
+        key = (m.group("braced") or m.group("plain")).strip()
+        end = m.end()
+        ref = CiteRef(key=key)
+        after = _NARRATIVE_BRACKET.match(text, end)
+        if after is not None:
+            b0 = after.end() - 1
+            b1 = self._close.get(b0, -1)
+            # the search stops at the first "@" after the "[": that stretch holds no other
+            # citation, so no stretch is searched twice
+            if b1 > 0 and text.find("@", b0 + 1, b1) == -1:
+                inner = text[b0 + 1:b1].strip()
+                label, locator, suffix = parse_locator(", " + inner)
+                if not locator:
+                    suffix = ", " + inner if inner else ""
+                ref = CiteRef(key=key, locator=locator, label=label, suffix=suffix.rstrip())
+                end = b1 + 1
+        return Citation((ref,), "narrative", i, end, line, text[i:end])
+
+    def for_text(self, text: str, start: int) -> tuple[CitationScanner, int]:
+        """A scanner that answers for ``text`` from ``start`` on, and the offset to add to
+        ``start`` when asking it: this one when ``text`` from ``start`` (and the backslashes
+        before it, which decide whether it is escaped) ends this one's text, else a new one.
+
+        Python-Markdown replaces each citation it finds by a placeholder and goes on in the
+        new string; reusing the scanner keeps a paragraph of many citations linear.
+        """
+        if text is self.text:
+            return self, 0
+        k = start
+        while k > 0 and text[k - 1] == "\\":
+            k -= 1
+        delta = len(self.text) - len(text)
+        if k > 0 and k - 1 + delta >= 0 and text[k - 1:] == self.text[k - 1 + delta:]:
+            return self, delta
+        return CitationScanner(text, definitions=self.definitions), 0
 
 
 def find_citations(text: str, *, definitions: bool = True) -> list[Citation]:
@@ -205,56 +313,25 @@ def find_citations(text: str, *, definitions: bool = True) -> list[Citation]:
     link reference definition, not a citation; a host that scans text its Markdown parser
     already rid of definitions passes ``definitions=False``. ``[@a]:`` inside a line, or with
     nothing after the colon, is a citation.
+
+    Linear in the text: brackets are matched once, up front, and each character is looked at
+    a bounded number of times (see :data:`MAX_NESTED_BRACKETS`).
     """
     found: list[Citation] = []
-    i = 0
-    n = len(text)
-    while i < n:
+    scanner = CitationScanner(text, definitions=definitions)
+    lines = _Lines(text)
+    pos = 0
+    while (m := _CITE_START.search(text, pos)) is not None:
+        i = m.start()
         c = text[i]
+        pos = m.end()  # past an escape pair, or past a "[" or "@" that starts no citation
         if c == "\\":
-            i += 2
             continue
-        if c == "[":
-            end = _matching_bracket(text, i)
-            if end > 0:
-                inner = text[i + 1:end]
-                nxt = text[end + 1:end + 2]
-                # "[@a][@b]" is two citations (as mkdocs-bibtex and Python-Markdown read it),
-                # not a reference link labelled "@b"; other "[...][label]" stay links
-                if "@" in inner and (nxt not in ("(", "[", ":")
-                                     or (nxt == "[" and _is_bracketed_citation(text, end + 1))
-                                     or (nxt == ":" and not (definitions
-                                                             and _is_definition(text, i, end)))):
-                    refs = parse_bracketed(inner)
-                    if refs is not None:
-                        found.append(Citation(refs, "parenthetical", i, end + 1,
-                                              text.count("\n", 0, i) + 1, text[i:end + 1]))
-                        i = end + 1
-                        continue
-            i += 1
-            continue
-        if c == "@" and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_@\\")):
-            m = _KEY_RE.match(text, i)
-            if m is not None:
-                key = (m.group("braced") or m.group("plain")).strip()
-                end = m.end()
-                ref = CiteRef(key=key)
-                after = re.match(r" ?\[", text[end:])
-                if after is not None:
-                    b0 = end + after.end() - 1
-                    b1 = _matching_bracket(text, b0)
-                    inner = text[b0 + 1:b1] if b1 > 0 else ""
-                    if b1 > 0 and "@" not in inner:
-                        label, locator, suffix = parse_locator(", " + inner.strip())
-                        if not locator:
-                            suffix = ", " + inner.strip() if inner.strip() else ""
-                        ref = CiteRef(key=key, locator=locator, label=label, suffix=suffix.rstrip())
-                        end = b1 + 1
-                found.append(Citation((ref,), "narrative", i, end,
-                                      text.count("\n", 0, i) + 1, text[i:end]))
-                i = end
-                continue
-        i += 1
+        if c == "[" or i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_@\\"):
+            cite = scanner.at(i, lines.at(i))
+            if cite is not None:
+                found.append(cite)
+                pos = cite.end
     return found
 
 

@@ -36,7 +36,7 @@ from refbook.styles import get_style
 from refbook.validate import apply_config, check_bibliography
 from refbook.validate.citations import unused_entries
 from refbook.validate.report import INFO_LIMIT
-from sphinx_refbook.filters import FilterError, evaluate, parse_filter
+from sphinx_refbook.filters import FilterError, compile_filter, evaluate
 from sphinx_refbook.render import item_key
 
 if TYPE_CHECKING:
@@ -447,18 +447,16 @@ def _unlisted(bib: Bibliography, sites: Mapping[str, tuple[CitationSite, ...]],
 def _filtered(bib: Bibliography, spec: ListSpec, cited: set[str],
               cited_docs: dict[str, list[str]], problems: list[Diagnostic]) -> set[str]:
     try:
-        tree = parse_filter(spec.filter)
-    except FilterError as err:
-        problems.append(Diagnostic(Code.CITATION_SYNTAX, str(err), Location(spec.docname, spec.line),
-                                   hint="see the bibliography directive's :filter: option"))
-        return set()
+        flt = compile_filter(spec.filter)  # once per list, not per entry
+    except FilterError:
+        return set()  # the directive reported it at its line when it read the page
     keys = set()
     for e in bib:
         docs = set(cited_docs.get(e.key, ()))
         names: dict[str, object] = {f.name: f.value for f in e.fields}
         names.update(key=e.key, type=e.type, entry_type=e.type, cited=e.key in cited,
                      docname=spec.docname, docnames=docs, cited_docnames=docs)
-        if evaluate(tree, names):
+        if evaluate(flt, names):
             keys.add(e.key)
     return keys
 

@@ -19,7 +19,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from sphinx_refbook import report
 from sphinx_refbook.book import SCOPES, ListSpec
-from sphinx_refbook.filters import FilterError, parse_filter
+from sphinx_refbook.filters import FilterError, compile_filter
 from sphinx_refbook.nodes import bibliography_node
 
 if TYPE_CHECKING:
@@ -74,15 +74,16 @@ class BibliographyDirective(SphinxDirective):
             else:
                 scope = "filter"
                 try:
-                    parse_filter(flt)
+                    compile_filter(flt)
                 except FilterError as err:
+                    # reported here, at the directive's line; the list keeps the filter, which
+                    # lets no entry through (showing some other list would hide the mistake)
                     where = (self.env.docname, self.lineno)
-                    if report.warn("citation-syntax", str(err), where, self.env):
+                    if report.warn("bad-filter", str(err), where, self.env):
                         from sphinx_refbook.domain import domain_of
 
-                        domain_of(self.env).note_problem(self.env.docname, "citation-syntax",
+                        domain_of(self.env).note_problem(self.env.docname, "bad-filter",
                                                          str(err), self.lineno)
-                    scope, flt = "book", ""
         if scope != "filter":
             flt = ""
         keys = tuple(line.strip() for line in self.content if line.strip())

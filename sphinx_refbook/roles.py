@@ -38,7 +38,11 @@ FORMS: dict[str, str] = {
     "empty": "parenthetical",
 }
 
-_TARGET = re.compile(r"\s*(?:\{(?P<pre>[^{}]*)\})?\s*(?P<key>[^{}\s,]+)\s*(?:\{(?P<post>[^{}]*)\})?\s*")
+# Possessive runs (*+, ++): every part after a run can never match what the run gave back, so
+# a failed match ends at once (two \s* around an optional group split a run of spaces before
+# a stray "{" in every way: 20k spaces took 4 s).
+_TARGET = re.compile(r"\s*+(?:\{(?P<pre>[^{}]*+)\})?\s*+(?P<key>[^{}\s,]++)\s*+"
+                     r"(?:\{(?P<post>[^{}]*+)\})?\s*+")
 
 
 def parse_targets(text: str) -> tuple[CiteRef, ...]:

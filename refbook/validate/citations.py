@@ -7,10 +7,12 @@ the keys against the bibliography with :func:`check_citations`.
 
 from __future__ import annotations
 
+import bisect
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from refbook.codemask import mask_code_spans
 from refbook.diagnostics import Code, Diagnostic
 from refbook.models import Location
 from refbook.registry import KeyIndex, unresolved_key
@@ -57,8 +59,7 @@ def _markdown_prose(text: str) -> str:
             out.append("")
             continue
         out.append(line)
-    prose = "\n".join(out)
-    return re.sub(r"(`+)(?!`).+?(?<!`)\1(?!`)", _blank, prose, flags=re.DOTALL)
+    return mask_code_spans("\n".join(out))
 
 
 def _rst_prose(text: str) -> str:
@@ -82,8 +83,10 @@ def scan_text(text: str, document: str, *, rst: bool = False) -> list[tuple[str,
     """Every cited key of one document with its ``document:line``, in order."""
     found: list[tuple[str, Location]] = []
 
-    def line_of(pos: int) -> int:
-        return text.count("\n", 0, pos) + 1
+    breaks = [m.start() for m in re.finditer("\n", text)]
+
+    def line_of(pos: int) -> int:  # a binary search, not a count from the start per citation
+        return bisect.bisect_left(breaks, pos) + 1
 
     if rst:
         for m in RST_ROLE.finditer(_rst_prose(text)):

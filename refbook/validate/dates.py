@@ -23,7 +23,8 @@ YEAR_RANGE = re.compile(r"^(\d{4})\s*(?:-{1,3}|–|—|/)\s*(\d{4})$")
 # ISO 8601 / EDTF level 1 as BibLaTeX reads it: negative years, times, ?, ~, %.
 ISO_DATE = re.compile(r"^(-?\d{4})(?:-(\d{2})(?:-(\d{2})(?:T\d{2}:\d{2}(?::\d{2})?"
                       r"(?:Z|[+-]\d{2}:?\d{2})?)?)?)?[?~%]?$")
-TITLE_YEAR = re.compile(r"(?:,\s*((?:19|20)\d{2})|\s\(((?:19|20)\d{2})\))\s*\.?\s*$")
+# (possessive \s*+: "\s*\.?\s*$" split a long run of spaces between its two \s* in every way)
+TITLE_YEAR = re.compile(r"(?:,\s*+((?:19|20)\d{2})|\s\(((?:19|20)\d{2})\))\s*+(?:\.\s*+)?$")
 
 
 def check_entry(entry: Entry, config: Config) -> Iterator[Diagnostic]:

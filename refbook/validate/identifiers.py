@@ -35,6 +35,10 @@ ARXIV_IN_TEXT = re.compile(
     r"(?:arxiv\.org/(?:abs|pdf)/|arxiv[:.]\s*|10\.48550/arxiv\.)"
     r"(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})", re.IGNORECASE)
 # Fields whose value is printed as text: a URL there is not a link.
+# Where an isbn or issn field separates its numbers: a comma, a semicolon or "and" between
+# spaces, whose space run is only tried from its start ((?<!\s)): from each of its positions
+# a long run of spaces was rescanned, quadratic in the run.
+LIST_SEPARATOR = re.compile(r"[,;]|(?<!\s)\s+and\s+")
 TEXT_FIELDS = ("howpublished", "journal", "journaltitle", "booktitle", "publisher", "organization",
                "institution", "school", "series", "note", "address", "location", "title")
 
@@ -77,14 +81,17 @@ def url_key(url: str) -> str:
     u = re.sub(r"^[a-z]+://", "", u)
     u = u.removeprefix("www.").split("#", 1)[0]
     u = re.sub(r"^arxiv\.org/pdf/([^/]+?)(?:\.pdf)?$", r"arxiv.org/abs/\1", u)
-    return re.sub(r"(v\d+)?/*$", "", u) if u.startswith("arxiv.org/") else u.rstrip("/")
+    if u.startswith("arxiv.org/"):
+        # strip the slashes first: "(v\d+)?/*$" rescanned a run of slashes from each position
+        return re.sub(r"v\d+$", "", u.rstrip("/"))
+    return u.rstrip("/")
 
 
 def _isbn_ok(digits: str) -> bool:
     if len(digits) == 10 and re.fullmatch(r"\d{9}[\dX]", digits):
         total = sum((10 - i) * (10 if c == "X" else int(c)) for i, c in enumerate(digits))
         return total % 11 == 0
-    if len(digits) == 13 and digits.isdigit():
+    if len(digits) == 13 and digits.isdecimal():  # ("²".isdigit(), but int("²") fails)
         total = sum((1 if i % 2 == 0 else 3) * int(c) for i, c in enumerate(digits))
         return total % 10 == 0
     return False
@@ -93,7 +100,7 @@ def _isbn_ok(digits: str) -> bool:
 def _isbn_parts(value: str) -> list[str]:
     """The ISBNs of an isbn field (comma-, semicolon-, 'and'- or space-separated)."""
     out: list[str] = []
-    for part in re.split(r"[,;]|\s+and\s+", value):
+    for part in LIST_SEPARATOR.split(value):
         part = re.sub(r"(?i)^\s*isbn(?:-1[03])?:?\s*", "", part).strip()
         tokens = part.split()
         if len(tokens) > 1 and all(len(re.sub(r"-", "", t)) in (10, 13) for t in tokens):
@@ -267,7 +274,7 @@ def _isbn_issn(entry: Entry) -> Iterator[Diagnostic]:
                          "or the publisher's catalogue; separate several ISBNs with commas")
     f = entry.field("issn")
     if f is not None and f.value.strip():
-        for part in re.split(r"[,;]|\s+and\s+", to_text(f.value)):
+        for part in LIST_SEPARATOR.split(to_text(f.value)):
             if part.strip() and not _issn_ok(part.strip()):
                 yield at(Code.ISSN_CHECKSUM, entry, f, f"issn {show(part.strip())} is not a valid "
                          "ISSN (NNNN-NNNC with a matching check digit)",

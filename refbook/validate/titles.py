@@ -139,10 +139,14 @@ def _case(entry: Entry, f: Field) -> Iterator[Diagnostic]:
 
 
 def _brace(value: str, spans: list[tuple[int, int, str]]) -> str:
-    out = value
-    for a, b, word in sorted(spans, reverse=True):
-        out = out[:a] + "{" + word + "}" + out[b:]
-    return out
+    # one join, not a new copy of the whole title per braced word
+    out: list[str] = []
+    last = 0
+    for a, b, word in sorted(spans):
+        out += [value[last:a], "{", word, "}"]
+        last = b
+    out.append(value[last:])
+    return "".join(out)
 
 
 def _medium(entry: Entry, f: Field) -> Iterator[Diagnostic]:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code
 from refbook.latex import to_text
-from refbook.models import MAX_DIGITS
 from refbook.validate.report import IGNORE_FIELD, at, show
 
 if TYPE_CHECKING:
@@ -21,10 +21,18 @@ __all__ = ["MONTHS", "SINGLE_DASH", "check_entry"]
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
           "september", "october", "november", "december")
-SINGLE_DASH = re.compile(r"^\s*([A-Za-z]?\d+[A-Za-z]?)\s*(?:-|–|‐|‑)\s*([A-Za-z]?\d+[A-Za-z]?)\s*$")
-RANGE = re.compile(r"^\s*[A-Za-z]?(\d+)[A-Za-z]?\s*(?:--|-|–)\s*[A-Za-z]?(\d+)[A-Za-z]?\s*$")
+# Possessive runs (*+, ++): what follows a run of spaces or digits can never be a space or a
+# digit, so giving some back cannot help, and refusing to keeps a failed match linear (a run of
+# digits followed by 50k non-breaking spaces was quadratic).
+SINGLE_DASH = re.compile(
+    r"^\s*+([A-Za-z]?\d++[A-Za-z]?)\s*+(?:-|–|‐|‑)\s*+([A-Za-z]?\d++[A-Za-z]?)\s*+$")
+RANGE = re.compile(r"^\s*+[A-Za-z]?(\d++)[A-Za-z]?\s*+(?:--|-|–)\s*+[A-Za-z]?(\d++)[A-Za-z]?\s*+$")
 VOLUME_OK = re.compile(
-    r"^(?:[A-Za-z]?\d+[A-Za-z]?|[A-Z]|[IVXLCDM]+|[ivxlcdm]+|\d+\s*(?:--?|–|/)\s*[\dA-Za-z]+|abs/\S+)$")
+    r"^(?:[A-Za-z]?\d++[A-Za-z]?|[A-Z]|[IVXLCDM]++|[ivxlcdm]++|\d++\s*+(?:--?|–|/)\s*+[\dA-Za-z]++"
+    r"|abs/\S++)$")
+# where a month range splits (the spaces around are stripped from the parts afterwards: a
+# pattern with \s* on both sides rescans a run of spaces from each of its positions)
+MONTH_RANGE = re.compile(r"--?|–|/")
 
 
 def check_entry(entry: Entry, config: Config) -> Iterator[Diagnostic]:
@@ -56,12 +64,10 @@ def _pages(entry: Entry) -> Iterator[Diagnostic]:
 
 
 def _number(digits: str) -> tuple[int, str]:
-    """A run of digits as a sortable key, without ``int()`` (which refuses 4300 digits and more;
-    the reader reports such numbers): fewer significant digits is smaller."""
-    significant = digits.lstrip("0")
-    if len(significant) <= MAX_DIGITS:
-        return int(digits), ""
-    return 10**MAX_DIGITS + len(significant), significant
+    """A key that orders strings of decimal digits (any script) by their value, without
+    int(): a page number of thousands of digits would exceed its limit."""
+    ascii_digits = "".join(str(unicodedata.decimal(c)) for c in digits).lstrip("0")
+    return len(ascii_digits), ascii_digits
 
 
 def _month(entry: Entry) -> Iterator[Diagnostic]:
@@ -70,7 +76,7 @@ def _month(entry: Entry) -> Iterator[Diagnostic]:
         return
     text = to_text(f.value).strip()
     low = text.lower()
-    if all(_is_month(p) for p in re.split(r"\s*(?:--?|–|/)\s*", low)):
+    if all(_is_month(p) for p in MONTH_RANGE.split(low)):
         return  # a month or a range of months (June--August)
     low = low.rstrip(".")
     abbrev = [m for m in MONTHS if m[:3] == low[:3]] if len(low) >= 3 else []
@@ -87,9 +93,9 @@ def _month(entry: Entry) -> Iterator[Diagnostic]:
 def _is_month(text: str) -> bool:
     """A month name, a number 1-12, or an abbreviation written out (Sept, Jan.)."""
     text = text.strip()
-    if text.isdigit():
-        # isdecimal: int() rejects "²"; a long number is no month either
-        return text.isdecimal() and len(text) <= MAX_DIGITS and 1 <= int(text) <= 12
+    if text.isdigit():  # "²" is a digit but no number: isdecimal; "0…012" may be long: strip
+        number = text.lstrip("0")
+        return text.isdecimal() and len(number) <= 2 and 1 <= int(number or "0") <= 12
     word = text.rstrip(".")
     if word in MONTHS:
         return True

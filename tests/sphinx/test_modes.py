@@ -57,7 +57,8 @@ def test_bad_filter_is_reported(copy_root: Callable[[str], Path],
     b = build(src, "text")
     assert b.warnings == (
         f"{src}/filtered.rst:4: WARNING: invalid filter \"__import__('os')\": Call is not "
-        "allowed [refbook.citation-syntax]\n")
+        "allowed [refbook.bad-filter]\n")
+    assert _entries(b.read("filtered.txt")) == []  # the list shows no entry
 
 
 def _without_lists(src: Path) -> Path:

@@ -61,7 +61,15 @@ def _collate_word(w: str) -> tuple[str, str]:
     return (primary, w)
 
 
-def _cmp_keys(a: list[list[str] | None], b: list[list[str] | None], desc: list[bool]) -> int:
+Collated = list[list[tuple[str, str]] | None]
+
+
+def _collated(keys: list[list[str] | None]) -> Collated:
+    """Sort keys with each word collated once (comparing must not redo it per comparison)."""
+    return [None if x is None else [_collate_word(w) for w in x] for x in keys]
+
+
+def _cmp_keys(a: Collated, b: Collated, desc: list[bool]) -> int:
     for x, y, d in zip(a, b, desc, strict=False):
         if x is None and y is None:
             continue
@@ -69,10 +77,8 @@ def _cmp_keys(a: list[list[str] | None], b: list[list[str] | None], desc: list[b
             return 1
         if y is None:
             return -1
-        kx = [_collate_word(w) for w in x]
-        ky = [_collate_word(w) for w in y]
-        if kx != ky:
-            r = -1 if kx < ky else 1
+        if x != y:
+            r = -1 if x < y else 1
             return -r if d else r
     return 0
 
@@ -110,8 +116,9 @@ class Processor:
         if sort is None:
             return ids
         desc = [k.attrs.get("sort") == "descending" for k in sort.children]
-        keys = {i: self._memo(("sort", self.items[i]), lambda i=i: [  # type: ignore[misc]
-            self.ev.sort_key(bib, k, self.items[i], Disamb()) for k in sort.children]) for i in ids}
+        keys = {i: _collated(self._memo(("sort", self.items[i]), lambda i=i: [  # type: ignore[misc]
+            self.ev.sort_key(bib, k, self.items[i], Disamb()) for k in sort.children]))
+            for i in ids}
         self._bib_keys = keys
 
         self._sort_desc = desc
@@ -162,36 +169,65 @@ class Processor:
     def _try_add_given_names(self, group: list[_DD]) -> None:
         remaining = list(group)
         maxlen = max((len(d.names) for d in group), default=0)
+        initials: dict[str, str] = {}
+
+        def initial(given: str) -> str:
+            if given not in initials:
+                initials[given] = initialize(given, True, False, "")
+            return initials[given]
+
         for pos in range(maxlen):
             column = [(d.item, d.names[pos]) for d in group if pos < len(d.names)]
-            names = [n for _, n in column]
+            # per family, its distinct names and how many of those (with a given name) share
+            # each initials: one pass instead of comparing every name with every other
+            distinct: dict[str, dict[Name, None]] = {}
+            for _, name in column:
+                distinct.setdefault(name.family, {})[name] = None
+            same_init: dict[tuple[str, str], int] = {}
+            for family, names in distinct.items():
+                for n in names:
+                    if n.given:
+                        k = (family, initial(n.given))
+                        same_init[k] = same_init.get(k, 0) + 1
+            open_items = {d.item for d in remaining}
             hinted: set[str] = set()
             for item, name in column:
-                if item not in {d.item for d in remaining}:
+                if item not in open_items or len(distinct[name.family]) < 2:  # no other name
                     continue
-                matches = [n for n in names if n != name and n.family == name.family]
-                if not matches:
-                    continue
-                same_initials = any(
-                    n.given and name.given
-                    and initialize(n.given, True, False, "") == initialize(name.given, True, False, "")
-                    for n in matches
-                )
+                same_initials = bool(name.given) and (
+                    same_init[(name.family, initial(name.given))] > 1)
                 self.disamb[item].name_hints[name] = "given" if same_initials else "initials"
                 hinted.add(item)
             remaining = [d for d in remaining if d.item not in hinted]
 
     def _try_add_names(self, group: list[_DD]) -> None:
         self._try_add_given_names(group)
+        self._add_names_until_unique(group, lambda n: n)
+
+    def _add_names_until_unique(self, group: list[_DD], part: Callable[[Name], object]) -> None:
+        """Show one more name at a time until an item's first names (``part`` of each) are its
+        own; each item keeps the count that was shown when it became unique.
+
+        Every item's first n names are numbered as the nodes of a trie (``prefix``), so
+        comparing them costs O(1) per item and step, not a comparison with every other item.
+        """
         maxnames = max((len(d.names) for d in group), default=0)
         as_ = list(group)
+        nodes: dict[tuple[int, object], int] = {}
+        prefix = dict.fromkeys((d.item for d in group), 0)
         for n in range(1, maxnames + 1):
-            ds = [x for x in as_
-                  if all(x.item == y.item or x.names[:n] != y.names[:n] for y in as_)]
-            if ds:
+            for x in as_:
+                if n <= len(x.names):
+                    edge = (prefix[x.item], part(x.names[n - 1]))
+                    prefix[x.item] = nodes.setdefault(edge, len(nodes) + 1)
+            counts: dict[int, int] = {}
+            for x in as_:
+                counts[prefix[x.item]] = counts.get(prefix[x.item], 0) + 1
+            unique = {x.item for x in as_ if counts[prefix[x.item]] == 1}
+            if unique:
                 for x in as_:
                     self.disamb[x.item].et_al_names = n
-                as_ = [x for x in as_ if x not in ds]
+                as_ = [x for x in as_ if x.item not in unique]
 
     def _disambiguate(self) -> None:
         c = self.style.citation
@@ -220,14 +256,10 @@ class Processor:
                 # citeproc collects ambiguous items in id order, then sorts them stably
                 return _cmp_keys(keys.get(a, []), keys.get(b, []), desc) or (a > b) - (a < b)
 
-            seen: set[tuple[str, ...]] = set()
-            for item in [d.item for g in amb for d in g]:
-                companions = sorted({d.item for g in amb if item in {x.item for x in g} for d in g},
-                                    key=cmp_to_key(by_sort_key_then_id))
-                t = tuple(companions)
-                if t in seen:
-                    continue
-                seen.add(t)
+            # the groups are disjoint (one per rendered text): each is sorted once and numbered
+            # in one pass, so a book with hundreds of same-author-same-year works stays O(n log n)
+            for g in amb:
+                companions = sorted({d.item for d in g}, key=cmp_to_key(by_sort_key_then_id))
                 for i, k in enumerate(companions, start=1):
                     self.disamb[k].year_suffix = i
             amb = self._ambiguities()
@@ -236,18 +268,7 @@ class Processor:
                 self.disamb[d.item].condition = True
 
     def _try_add_names_plain(self, group: list[_DD]) -> None:
-        maxnames = max((len(d.names) for d in group), default=0)
-        as_ = list(group)
-
-        def fams(d: _DD, n: int) -> list[str]:
-            return [x.family or x.literal for x in d.names[:n]]
-
-        for n in range(1, maxnames + 1):
-            ds = [x for x in as_ if all(x.item == y.item or fams(x, n) != fams(y, n) for y in as_)]
-            if ds:
-                for x in as_:
-                    self.disamb[x.item].et_al_names = n
-                as_ = [x for x in as_ if x not in ds]
+        self._add_names_until_unique(group, lambda n: n.family or n.literal)
 
     # ------------------------------------------------------------------ output
 
