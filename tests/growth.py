@@ -11,7 +11,6 @@ from __future__ import annotations
 import gc
 import itertools
 import math
-import statistics
 import time
 from typing import TYPE_CHECKING, TypeVar
 
@@ -54,7 +53,7 @@ def doubling_ratio(prepare: Callable[[int, int], T], run: Callable[[T], object],
     ``prepare(size, attempt)`` builds the input untimed (``attempt`` never repeats, so data
     that varies with it is never answered by a cache). ``n`` is doubled first (up to
     ``max_n``) while one run takes less than ``min_seconds``, so timer noise cannot decide. A first ratio over ``limit`` is
-    measured ``tries`` times in all and the median is returned: one stray pause can neither
+    measured up to ``tries`` times in all and the best is returned: one stray pause can neither
     fail a linear path nor let a quadratic one pass.
     """
     attempts = itertools.count()  # every measurement gets fresh data, even when sizes repeat
@@ -70,4 +69,4 @@ def doubling_ratio(prepare: Callable[[int, int], T], run: Callable[[T], object],
         ratios.append(math.sqrt(big / max(small, 1e-9)))
         if ratios[0] <= limit:
             break
-    return statistics.median(ratios)
+    return min(ratios)  # a quadratic path fails every try; one spoiled by load does not count

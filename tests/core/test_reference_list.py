@@ -4,7 +4,7 @@ order and punctuation, section titles with their citations formatted, the list's
 from __future__ import annotations
 
 import re
-import time
+from collections.abc import Callable
 
 from refbook.ir import Span, Styled, Text
 from refbook.render.reference_list import (
@@ -18,6 +18,7 @@ from refbook.render.reference_list import (
     reference_list,
     rendered_title,
 )
+from tests.scaling import assert_linear
 
 
 def test_backlinks_wording_separators_and_final_period() -> None:
@@ -80,19 +81,12 @@ def test_the_same_citation_twice_in_a_title_is_replaced_in_order() -> None:
 
 def test_rendered_title_is_linear_in_the_citations() -> None:
     """A long section (thousands of citations, none in its title) costs one scan each."""
-    def best(n: int) -> float:
+    def make(n: int) -> Callable[[], object]:
         cited = [(f"[@k{i}]", (Text("x"),)) for i in range(n)]
         title = "A title " * 50
-        times = []
-        for _ in range(3):
-            start = time.perf_counter()
-            for _ in range(20):
-                rendered_title(title, cited)
-            times.append(time.perf_counter() - start)
-        return min(times)
+        return lambda: [rendered_title(title, cited) for _ in range(20)]
 
-    small, large = best(4000), best(8000)
-    assert large / small <= 3
+    assert_linear(make, 3000)
 
 
 def test_list_structure_anchors_and_backlinks() -> None:

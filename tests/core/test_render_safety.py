@@ -8,7 +8,6 @@ that shows exactly the entry's text, with no element made from the data.
 from __future__ import annotations
 
 import re
-import time
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING
 
@@ -24,6 +23,7 @@ from refbook.ir import Link, Styled, Text
 from refbook.render.html import escape_title, to_title
 from refbook.render.markdown import to_markdown
 from refbook.render.text import one_line, to_line, to_text
+from tests.scaling import assert_linear
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -296,15 +296,4 @@ def test_renderers_are_linear_on_hostile_text() -> None:
                      Link("http://a.example/" + "\"' (" * n, (Text("x"),))))
         escape_title(text)
 
-    def best(n: int) -> float:
-        times = []
-        for _ in range(3):
-            start = time.perf_counter()
-            run(n)
-            times.append(time.perf_counter() - start)
-        return min(times)
-
-    base = 6000
-    t1, t2, t4 = best(base), best(2 * base), best(4 * base)
-    assert t2 / t1 <= 3, (t1, t2)
-    assert t4 / t2 <= 3, (t2, t4)
+    assert_linear(lambda n: lambda: run(n), 6000)

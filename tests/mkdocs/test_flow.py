@@ -9,11 +9,13 @@ consistency check (the page's HTML against what it was rendered with) has to res
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mkdocs.plugins import BasePlugin, event_priority
 
 from tests.mkdocs.test_build import cites, entries
+from tests.scaling import assert_linear
 
 if TYPE_CHECKING:
     from tests.mkdocs.conftest import Project
@@ -130,29 +132,25 @@ def test_citations_changed_after_refbook_read_the_page_are_filled_in_late(
 
 def test_collecting_a_page_stays_linear_in_its_headings_and_citations() -> None:
     """Each citation's section is found by bisection, not by walking the headings before it."""
-    import time
     from types import SimpleNamespace
 
     from mkdocs_refbook.plugin import RefbookPlugin
 
-    def cost(n: int) -> float:
+    def make(n: int) -> Callable[[], object]:
         html = "".join(f'<h2 id="s{i}">S{i}</h2>\n<p>See <span class="refbook-pending" '
                        f'data-refbook-src="[@k{i}]">[@k{i}]</span>.</p>\n' for i in range(n))
-        best = float("inf")
-        for _ in range(3):
+
+        def collect() -> None:
             plugin = RefbookPlugin()
             plugin.settings = SimpleNamespace(output="refbook")  # type: ignore[assignment]
             page = SimpleNamespace(file=SimpleNamespace(src_uri="p.md", name="p"), title="P",
                                    toc=None)
-            start = time.perf_counter()
             plugin.on_page_content(html, page=page, config=None, files=None)  # type: ignore[arg-type]
-            best = min(best, time.perf_counter() - start)
             assert [s.section for s in plugin.pages["p.md"].sites][-1] == f"s{n - 1}"
-        return best
 
-    small, double, quadruple = cost(1500), cost(3000), cost(6000)
-    assert double / small <= 3
-    assert quadruple / double <= 3
+        return collect
+
+    assert_linear(make, 1500)
 
 
 def test_every_list_keeps_its_ids_and_gets_the_core_s_back_links(project: Project) -> None:
