@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 from markdown.postprocessors import Postprocessor
+from markdown.treeprocessors import Treeprocessor
 
 from refbook.syntax import CitationScanner
 
@@ -40,6 +41,9 @@ PRIORITY = 85
 _START = re.compile(r"\\@|\[|@")
 # After Python-Markdown put raw HTML (30) back, so the list markers are in the text.
 LISTS_PRIORITY = 25
+# After the footnotes extension made its list (50) and its extra back references (15), before
+# MkDocs collects the page's anchors and links (5), so what is removed is never checked.
+FOOTNOTES_PRIORITY = 10
 
 
 class Host(Protocol):
@@ -50,6 +54,9 @@ class Host(Protocol):
 
     def lists(self, html: str) -> str:
         """The HTML with every reference-list marker replaced by its list."""
+
+    def footnotes(self, root: ET.Element) -> None:
+        """Tidy the page's footnotes (the tree after the footnotes extension made them)."""
 
 
 class CitationProcessor(InlineProcessor):
@@ -115,6 +122,19 @@ class ListPostprocessor(Postprocessor):
         return host.lists(text) if host is not None else text
 
 
+class FootnoteTreeprocessor(Treeprocessor):
+    """Lets the host tidy the page's footnotes (mkdocs-bibtex's full list) in the tree."""
+
+    def __init__(self, md: Markdown, extension: RefbookExtension) -> None:
+        super().__init__(md)
+        self.extension = extension
+
+    def run(self, root: ET.Element) -> None:
+        host = self.extension.host
+        if host is not None:
+            host.footnotes(root)
+
+
 class RefbookExtension(Extension):
     """``markdown_extensions: [refbook]`` — the citation syntax alone (the plugin adds it itself)."""
 
@@ -129,6 +149,8 @@ class RefbookExtension(Extension):
         md.inlinePatterns.register(CitationProcessor(_START.pattern, md, self),
                                    "refbook-citation", PRIORITY)
         md.postprocessors.register(ListPostprocessor(md, self), "refbook-lists", LISTS_PRIORITY)
+        md.treeprocessors.register(FootnoteTreeprocessor(md, self), "refbook-footnotes",
+                                   FOOTNOTES_PRIORITY)
 
 
 def makeExtension(**kwargs: Any) -> RefbookExtension:  # noqa: N802 - Python-Markdown's API

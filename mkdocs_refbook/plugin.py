@@ -30,11 +30,13 @@ import html
 import os
 import posixpath
 import re
+import xml.etree.ElementTree as ET
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
+from markdown.extensions.footnotes import NBSP_PLACEHOLDER
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
@@ -48,12 +50,13 @@ from mkdocs_refbook.rendering import (
     STYLESHEET,
     STYLESHEET_PATH,
     Links,
+    backlinks_html,
     bibliography_html,
     citation_html,
     entry_text,
 )
 from refbook.codemask import mask_code_spans, mask_fenced_blocks
-from refbook.diagnostics import Code
+from refbook.diagnostics import Code, Diagnostic
 from refbook.items import items_for
 from refbook.models import Location
 from refbook.readers import read_bibliography
@@ -67,7 +70,7 @@ from refbook.validate import apply_config, check_bibliography
 from refbook.validate.citations import unused_entries
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Container, Mapping, Sequence
 
     from jinja2 import Environment
     from mkdocs.config.defaults import MkDocsConfig
@@ -78,9 +81,8 @@ if TYPE_CHECKING:
     from mkdocs.utils.templates import TemplateContext
 
     from refbook.csl import Item
-    from refbook.diagnostics import Diagnostic
     from refbook.ir import Inlines
-    from refbook.models import Bibliography
+    from refbook.models import Bibliography, Entry
     from refbook.render.reference_list import BackLinks
     from refbook.syntax import Citation
 
@@ -100,6 +102,11 @@ _LIST_REGION = re.compile(
     r"<!--refbook-list:(?P<scope>[\w-]+)-->.*?<!--/refbook-list-->", re.S)
 _TAG = re.compile(r"<!--.*?-->|<[^<>]*>", re.S)
 _ID = re.compile(r'\bid="([^"]*)"')
+# a footnote of Python-Markdown's footnotes extension, and its back references
+_FOOTNOTE_ITEM = re.compile(
+    r'(?P<open><li id="fn:(?P<label>[^"]*)">)(?P<body>.*?)(?P<close></li>)', re.S)
+_BACKREF = re.compile(r'(?:&#160;)?(?P<link><a class="footnote-backref" href="#(?P<target>[^"]*)"'
+                      r'[^>]*>.*?</a>)', re.S)
 
 
 def _mask_code(markdown: str) -> str:
@@ -134,6 +141,15 @@ class PageData:
     sites: list[CitationSite] = field(default_factory=list)
     #: ``footnotes`` output: the id each citation of ``expected`` can be found at
     anchors: list[str] = field(default_factory=list)
+    #: ``footnotes`` output: for each citation of ``expected``, the id of each key's footnote
+    #: reference (a key without one: the citation's id)
+    ref_anchors: list[tuple[str, ...]] = field(default_factory=list)
+    #: ``footnotes`` output: footnote label → entry key of the footnotes of the full list
+    full_labels: dict[str, str] = field(default_factory=dict)
+    #: ``footnotes`` output: the scopes of the lists written as footnotes ("all")
+    footnote_lists: list[str] = field(default_factory=list)
+    #: problems found while the page's Markdown was written (reported with the book's)
+    problems: list[Diagnostic] = field(default_factory=list)
     #: for each site, the HTML it was rendered with (None: left pending)
     shown: list[str | None] = field(default_factory=list)
     #: section id → section title, plain text
@@ -168,6 +184,10 @@ class _Rendering:
     def lists(self, text: str) -> str:
         return self.plugin._lists_while_rendering(self, text)
 
+    def footnotes(self, root: ET.Element) -> None:
+        if self.data.full_labels:
+            _drop_dangling_backrefs(root, self.data.full_labels)
+
 
 def _blank_front_matter(source: str) -> str:
     """The page file with its meta-data block blanked out (lines kept)."""
@@ -192,6 +212,9 @@ def _delimit(body: str, scope: str) -> str:
 
 
 _FOOTNOTES = "<!-- refbook:footnotes -->"
+#: ``footnotes`` output: mkdocs-bibtex's full list, every entry as a footnote
+_FOOTNOTES_ALL = "<!-- refbook:footnotes all -->"
+_FOOTNOTE_MARKERS = re.compile(f"{re.escape(_FOOTNOTES)}|{re.escape(_FOOTNOTES_ALL)}")
 # a line that opens a block whose body is indented: a list item, an admonition, a content tab
 _CONTAINER = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|(?:!!!|\?\?\?\+?|===)[ \t]")
 
@@ -234,6 +257,39 @@ def _unresolved_md(key: str) -> str:
     """An unknown key in footnote output, as Markdown: a visible marker."""
     return (f'<span class="refbook-unresolved" data-key="{html.escape(key)}">'
             f"({escape_markdown(key)}?)</span>")
+
+
+def _drop_dangling_backrefs(root: ET.Element, labels: Container[str]) -> None:
+    """The back references of the footnotes of mkdocs-bibtex's full list that point nowhere
+    (the entry is not cited on the page), removed from the page's tree."""
+    ids = {el.get("id") for el in root.iter() if el.get("id")}
+    for li in root.iter("li"):
+        ident = li.get("id", "")
+        if not ident.startswith("fn:") or ident[3:] not in labels:
+            continue
+        for p in li.iter("p"):
+            children = list(p)
+            links = [a for a in children if a.tag == "a" and a.get("class") == "footnote-backref"]
+            dangling = [a for a in links if a.get("href", "")[1:] not in ids]
+            for a in dangling:
+                at = list(p).index(a)
+                if a.tail:  # keep text after it
+                    if at:
+                        p[at - 1].tail = (p[at - 1].tail or "") + a.tail
+                    else:
+                        p.text = (p.text or "") + a.tail
+                p.remove(a)
+            if dangling and len(dangling) == len(links):
+                # the no-break space the footnotes extension put before its first link
+                at = children.index(links[0])
+                before = children[at - 1] if at else None
+                text = (before.tail if before is not None else p.text) or ""
+                if text.endswith(NBSP_PLACEHOLDER):
+                    text = text[:-len(NBSP_PLACEHOLDER)]
+                    if before is not None:
+                        before.tail = text
+                    else:
+                        p.text = text
 
 
 def _span_end(text: str, pos: int) -> int:
@@ -461,20 +517,27 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             _mask_code(markdown)) if m.group(0).strip()]
         if not found:
             return markdown
-        page = _FOOTNOTES if s.output == "footnotes" else "<!-- refbook:bibliography page -->"
+        footnotes = s.output == "footnotes"
+        page = _FOOTNOTES if footnotes else "<!-- refbook:bibliography page -->"
+        every = _FOOTNOTES_ALL if footnotes else "<!-- refbook:bibliography all -->"
         out: list[str] = []
         last = 0
         for m in found:
-            marker = ("<!-- refbook:bibliography all -->" if m.group(0) == s.full_bib_command
-                      else page)
+            marker = every if m.group(0) == s.full_bib_command else page
             out += [markdown[last:m.start()], marker]
             last = m.end()
         return "".join(out) + markdown[last:]
 
+    @staticmethod
+    def _marker_scopes(masked: str) -> list[str]:
+        """The scopes of the list markers of a page's Markdown (code masked out), mkdocs-bibtex's
+        full list written as footnotes included."""
+        return ([m.group("scope") or "book" for m in MARKER.finditer(masked)]
+                + ["all"] * masked.count(_FOOTNOTES_ALL))
+
     def _scopes(self, data: PageData, masked: str) -> list[str]:
         """The lists a page's Markdown asks for, the ones the plugin adds included."""
-        scopes = [m.group("scope") or "book" for m in MARKER.finditer(masked)]
-        scopes = [x for x in scopes if x in SCOPES]
+        scopes = [x for x in self._marker_scopes(masked) if x in SCOPES]
         if data.src_uri == self.list_appended_to and not {"book", "all"} & set(scopes):
             scopes.append("book")
         if (self._settings.per_page_lists and self._settings.output == "refbook"
@@ -528,7 +591,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             found = data.expected
         else:
             found = self._found(masked, offset)
-        scopes = [m.group("scope") or "book" for m in MARKER.finditer(masked)]
+        scopes = self._marker_scopes(masked)
         changed = [(c.refs, c.mode) for c in found] != [(c.refs, c.mode) for c in data.expected]
         data.expected = found
         lists = self._scopes(data, masked)
@@ -546,63 +609,132 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self._extension.host = _Rendering(self, page, data)
         return markdown
 
+    def _entry_key(self, key: str) -> str | None:
+        """The key of the entry a cited key resolves to (None: unknown)."""
+        return key if key in self._entry_map else None
+
     def _footnotes(self, markdown: str, data: PageData) -> str:
-        """mkdocs-bibtex's form: citations → footnote references, the page's list → footnote
-        definitions (where its command is, or at the end), as Markdown for the footnotes
-        extension. Entry text is refbook's Markdown (escaped, one paragraph)."""
+        """mkdocs-bibtex's form: citations → footnote references; the page's list (where its
+        command is, or at the end with ``bib_by_default``) and the full list (every entry, in
+        the files' order) → footnote definitions, as Markdown for the footnotes extension.
+        A label is defined once, where it first is. Entry text is refbook's Markdown (escaped,
+        one paragraph)."""
         s = self._settings
         assert self.resolution is not None
         res = self.resolution
         doc = self._doc_path(data.src_uri)
-        found = self._found(_mask_code(markdown))
-        places = "<!-- refbook:footnotes -->" in markdown
-        footnotes = places or s.per_page_lists
-        defined: dict[str, str] = {}
-        data.anchors = []
+        masked = _mask_code(markdown)
+        found = self._found(masked)
+        blocks = list(_FOOTNOTE_MARKERS.finditer(masked))
+        page_list = s.per_page_lists or any(m.group(0) == _FOOTNOTES for m in blocks)
+        page_defs: dict[str, str] = {}  # label → entry key, in citation order
+        cited: list[tuple[str, int, str, str]] = []  # label, line, source, key of each reference
+        uses: dict[str, int] = {}  # label → footnote references so far (Python-Markdown's ids)
+        data.anchors, data.ref_anchors, data.problems = [], [], []
         out: list[str] = []
         last = 0
         for i, (c, exp) in enumerate(zip(found, data.expected, strict=False)):
             ir = res.citations.get((data.src_uri, i))
             anchor = f"refbook-cite-{i}"
+            key_anchors: list[str | None] = []
             if c.mode == "narrative":
                 # mkdocs-bibtex shows the entry's text in place of a bare @key
                 key = c.refs[0].key
                 head = len(f"@{{{key}}}") if markdown.startswith("@{", c.start) else len(key) + 1
-                entry = self._entry_map.get(key)
-                text = to_markdown(entry) if entry is not None else _unresolved_md(key)
+                entry_key = self._entry_key(key)
+                text = (to_markdown(self._entry_map[entry_key]) if entry_key is not None
+                        else _unresolved_md(key))
                 rest = markdown[c.start + head:c.end]  # a bracketed suffix stays as written
                 rendered = f'<span class="refbook-cite" id="{anchor}">{text}</span>{rest}'
+                key_anchors.append(None)
             else:
-                known = [r.key for r in c.refs if r.key in self._entry_map]
-                refs = "".join(f"[^{_label(s.footnote_format, k)}]" for k in known) if footnotes else ""
+                refs: list[str] = []
+                for r in c.refs:
+                    entry_key = self._entry_key(r.key)
+                    if entry_key is None:
+                        key_anchors.append(None)
+                        continue
+                    label = _label(s.footnote_format, r.key)
+                    uses[label] = uses.get(label, 0) + 1
+                    n = uses[label]
+                    key_anchors.append(f"fnref{n if n > 1 else ''}:{label}")
+                    refs.append(f"[^{label}]")
+                    page_defs.setdefault(label, entry_key)
+                    cited.append((label, exp.line, c.source, entry_key))
                 unknown = "".join(_unresolved_md(r.key) for r in c.refs
-                                  if r.key not in self._entry_map)
-                inline = s.cite_inline or not footnotes
-                if inline and ir is not None:
-                    rendered = f'<span class="refbook-cite" id="{anchor}">{to_markdown(ir)}</span>{refs}'
+                                  if self._entry_key(r.key) is None)
+                if s.cite_inline and ir is not None:
+                    rendered = (f'<span class="refbook-cite" id="{anchor}">{to_markdown(ir)}'
+                                f'</span>{"".join(refs)}')
                 else:
-                    rendered = refs + unknown
-                    if known and footnotes:
-                        anchor = f"fnref:{_label(s.footnote_format, known[0])}"
+                    rendered = "".join(refs) + unknown
+                    anchor = next((a for a in key_anchors if a is not None), anchor)
                     if any(r.prefix or r.suffix or r.locator for r in c.refs):
                         report.log.info(
                             f"{doc}:{exp.line}: footnote references show no prefix, locator or "
                             f"suffix: {c.source!r} (set cite_inline: true to show the citation's text)")
-                if footnotes:
-                    for k in known:
-                        defined.setdefault(k, f"[^{_label(s.footnote_format, k)}]: "
-                                              f"{to_markdown(self._entry_map[k])}")
             data.anchors.append(anchor)
+            data.ref_anchors.append(tuple(a or anchor for a in key_anchors))
             out += [markdown[last:c.start], rendered]
             last = c.end
         markdown = "".join(out) + markdown[last:]
-        definitions = "\n".join(defined.values())
-        if places:
-            first, _, rest = markdown.partition("<!-- refbook:footnotes -->")
-            return first + definitions + rest.replace("<!-- refbook:footnotes -->", "")
-        if definitions:
-            markdown = markdown.rstrip("\n") + "\n\n" + definitions + "\n"
+        # the lists, where their markers are (the markers' offsets are the same in the new text
+        # relative to the citations before them: find them again)
+        defined: set[str] = set()
+        data.full_labels, data.footnote_lists = {}, []
+
+        def definitions(pairs: Sequence[tuple[str, str]]) -> str:
+            lines = []
+            for label, key in pairs:
+                if label not in defined:
+                    defined.add(label)
+                    lines.append(f"[^{label}]: {to_markdown(self._entry_map[key])}")
+            return "\n".join(lines)
+
+        every = [(_label(s.footnote_format, e.key), e.key) for e in self._bib_order()
+                 if e.key in self._entry_map]
+        pieces: list[str] = []
+        last = 0
+        masked = _mask_code(markdown)
+        for m in _FOOTNOTE_MARKERS.finditer(masked):
+            if m.group(0) == _FOOTNOTES_ALL:
+                data.footnote_lists.append("all")
+                data.full_labels.update((label, key) for label, key in every
+                                        if label not in defined)
+                body = definitions(every)
+            else:
+                body = definitions(list(page_defs.items()))
+            pieces += [markdown[last:m.start()], body]
+            last = m.end()
+        markdown = "".join(pieces) + markdown[last:]
+        if page_list and not any(m.group(0) == _FOOTNOTES for m in blocks):
+            body = definitions(list(page_defs.items()))
+            if body:
+                markdown = markdown.rstrip("\n") + "\n\n" + body + "\n"
+        for label, line, source, key in cited:
+            if label not in defined:
+                data.problems.append(
+                    self._undefined_footnote(data.src_uri, line, source, label, key))
+                defined.add(label)  # once per label and page
         return markdown
+
+    def _undefined_footnote(self, src_uri: str, line: int, source: str, label: str,
+                            key: str) -> Diagnostic:
+        s = self._settings
+        return Diagnostic(
+            Code.FOOTNOTE_UNDEFINED,
+            f"the citation {source!r} becomes the footnote reference [^{label}], but no footnote "
+            f"list on the page defines it (bib_by_default: false and no {s.bib_command} on the "
+            f"page), so readers see '[^{label}]' as text",
+            Location(src_uri, line),
+            hint=(f"add {s.bib_command} to the page where its references should go, or set "
+                  "bib_by_default: true (mkdocs-bibtex leaves the same literal text)"),
+            key=key)
+
+    def _bib_order(self) -> list[Entry]:
+        """The entries in the order of the ``.bib`` files (mkdocs-bibtex's full list)."""
+        assert self.bibliography is not None
+        return list(self.bibliography)
 
     def _cite_while_rendering(self, r: _Rendering, citation: Citation) -> str | None:
         """The final HTML of the next citation of the page with the same request."""
@@ -680,6 +812,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         data.lists = [m.group("scope") for m in _LIST_REGION.finditer(html_text)]
         data.rendered_with = self._resolve_key
         if self._settings.output == "footnotes":
+            data.lists += data.footnote_lists
             # the citations became footnote references in the Markdown: the sites are those
             data.sites = []
             ids: dict[str, int] = {}
@@ -767,7 +900,9 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             self._unused = [report.localize(d, s, self._abs_doc)
                             for d in apply_config(unused, s.check, self.bibliography)]
             self._unused_key = unused_key
-        citation_checks = apply_config(resolution_diagnostics, s.check, self.bibliography)
+        page_problems = [d for u in order for d in self.pages[u].problems]
+        citation_checks = apply_config([*resolution_diagnostics, *page_problems], s.check,
+                                       self.bibliography)
         diagnostics = [*self._bib_checks,
                        *(report.localize(d, s, self._abs_doc) for d in citation_checks),
                        *self._unused]
@@ -810,8 +945,40 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         if data.renumbered or data.rendered_with != self._resolve_key:
             # the book was resolved again after the page was rendered
             content = self._refill_citations(content, data, page)
-        page.content = self._relist(content, data, page)
+        content = self._relist(content, data, page)
+        if data.full_labels:
+            content = self._footnote_backlinks(content, data, page)
+        page.content = content
         return context
+
+    def _footnote_backlinks(self, content: str, data: PageData, page: Page) -> str:
+        """mkdocs-bibtex's full list as footnotes: each footnote's back references that point
+        nowhere (the entry is not cited on the page) dropped, and refbook's back-links to every
+        place that cites the entry added before the remaining ones."""
+        ids = set(_ID.findall(content))
+        wanted = {html.escape(label, quote=False).replace('"', "&quot;"): key
+                  for label, key in data.full_labels.items()}
+        back = (self._backlinks(page, list(data.full_labels.values()))
+                if self._settings.backlinks else {})
+
+        def item(m: re.Match[str]) -> str:
+            key = wanted.get(m.group("label"))
+            if key is None:
+                return m.group(0)
+            body = m.group("body")
+            # Python-Markdown ends the footnote's last paragraph with its back references
+            refs = list(_BACKREF.finditer(body))
+            start, end = (refs[0].start(), refs[-1].end()) if refs else (body.rfind("</p>"),) * 2
+            if start < 0:
+                return m.group(0)
+            kept = "".join(b.group("link") for b in refs
+                           if html.unescape(b.group("target")) in ids)
+            links = back.get(key)
+            added = backlinks_html(links) if links is not None else ""
+            return (f'{m.group("open")}{body[:start]}{added}'
+                    f'{"&#160;" + kept if kept else ""}{body[end:]}{m.group("close")}')
+
+        return _FOOTNOTE_ITEM.sub(item, content)
 
     def _fix_titles(self, page: Page, data: PageData) -> None:
         """A citation in a heading: the toc and the page title show its text, not its source.
@@ -975,9 +1142,14 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             sections = {ident: rendered_title(pdata.sections.get(ident, ""), found)
                         for ident, found in by_section.items() if ident != top}
             for site in pdata.sites:
-                place = (uri, title, sections.get(site.section, ""), site.anchor)
-                for k in site.citation.keys:
-                    places.setdefault(k, []).append(place)
+                section = sections.get(site.section, "")
+                # footnote output: each key links to its own footnote reference
+                anchors = (pdata.ref_anchors[site.index]
+                           if site.index < len(pdata.ref_anchors) else ())
+                for j, k in enumerate(site.citation.keys):
+                    anchor = anchors[j] if j < len(anchors) else site.anchor
+                    places.setdefault(self._entry_key(k) or k, []).append(
+                        (uri, title, section, anchor))
         return places
 
 

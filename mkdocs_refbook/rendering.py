@@ -100,16 +100,23 @@ def bibliography_html(entries: Iterable[tuple[str, Inlines]], *, home: bool,
         ident = f' id="{escape(entry.anchor)}"' if entry.anchor is not None else ""
         parts = [f'<p class="{_classes(entry.classes)}"{ident}>', to_html(entry.content)]
         if entry.backlinks is not None:
-            parts.append(escape(reference_list.BACKLINKS_GAP))
-            parts.append(f'<span class="{_classes((reference_list.BACKLINKS_CLASS,))}">')
-            parts.extend(escape(p) if isinstance(p, str)
-                         else f'<a href="{escape(p.target)}">{escape_title(p.text)}</a>'
-                         for p in entry.backlinks.parts)
-            parts.append("</span>")
+            parts.append(backlinks_html(entry.backlinks))
         parts.append("</p>")
         out.append("".join(parts))
     out.append("</div>")
     return "\n".join(out)
+
+
+def backlinks_html(links: BackLinks) -> str:
+    """An entry's back-links as the core words them, after the gap that separates them from
+    the entry (a reference list's entry, or a footnote of mkdocs-bibtex's full list)."""
+    parts = [escape(reference_list.BACKLINKS_GAP),
+             f'<span class="{_classes((reference_list.BACKLINKS_CLASS,))}">']
+    parts.extend(escape(p) if isinstance(p, str)
+                 else f'<a href="{escape(p.target)}">{escape_title(p.text)}</a>'
+                 for p in links.parts)
+    parts.append("</span>")
+    return "".join(parts)
 
 
 def _classes(names: Iterable[str]) -> str:

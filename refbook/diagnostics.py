@@ -91,6 +91,7 @@ class Code(Enum):
     CITE_CASE = ("cite-case", Severity.ERROR, 'A citation names a key that exists only with different letter case; keys are case-sensitive.', "citations")
     UNUSED_ENTRY = ("unused-entry", Severity.INFO, 'An entry is never cited nor listed in the book (info by default: a shared bibliography holds many; set it to warning to have each one fail a strict build).', "citations")
     UNLISTED_CITATION = ("unlisted-citation", Severity.WARNING, "A citation's entry is in no reference list of the book (say, the only list is page-scoped and on another page): the citation is shown formatted but links nowhere, and its entry appears nowhere. Add a list of the whole book or widen a list's filter.", "citations")
+    FOOTNOTE_UNDEFINED = ("footnote-undefined", Severity.WARNING, "MkDocs with mkdocs-bibtex's output form (`output: footnotes`): a citation becomes a footnote reference, but no footnote list on its page defines it (`bib_by_default: false` and no `\\bibliography` on the page), so readers see the literal text `[^key]`, as mkdocs-bibtex shows it. Add the list command to the page or set `bib_by_default: true`.", "citations")
 
     def __init__(self, slug: str, severity: Severity, doc: str, family: str) -> None:
         self.slug = slug

@@ -162,17 +162,68 @@ def test_footnote_format_labels_the_footnotes(project: Project) -> None:
         "items": ["fn:cite-doe2019 #fnref:cite-doe2019"]}
 
 
-def test_bib_by_default_false_places_lists_only_at_the_command(project: Project) -> None:
+def test_bib_by_default_false_places_lists_only_at_the_command(
+        project: Project, refbook_log: pytest.LogCaptureFixture) -> None:
     _site(project.root, "refbook", {"bib_file": "refs.bib", "bib_by_default": False})
     _write(project.root, {"index.md": "# Home\n\n[@doe2019]\n",
                           "other.md": "# Other\n\n[@lee2021]\n\n\\bibliography\n"})
     project.build()
-    # no footnote list on the page: the citation shows its text rather than a dangling "[^key]"
+    # as mkdocs-bibtex: a footnote reference that nothing defines, which Python-Markdown leaves
+    # as the text "[^doe2019]" — and a warning at the citation that says so and how to fix it
     index = project.html("index.html")
-    assert cites(index) == ["(Doe and Roe 2019)"]
+    assert "[^doe2019]" in _text(index)
     assert "footnote" not in index
+    assert [w.split("\n")[0] for w in refbook_warnings(refbook_log)] == [
+        ("docs/index.md:3: warning: the citation '[@doe2019]' becomes the footnote reference "
+        "[^doe2019], but no footnote list on the page defines it (bib_by_default: false and no "
+        "\\bibliography on the page), so readers see '[^doe2019]' as text "
+        "[refbook.footnote-undefined]")]
+    assert "add \\bibliography to the page" in refbook_log.text
     assert _footnote_structure(project.html("other/index.html"))["items"] == [
         "fn:lee2021 #fnref:lee2021"]
+
+
+def test_full_bibliography_is_footnotes_as_mkdocs_bibtex_makes_them(
+        tmp_path: Path, refbook_log: pytest.LogCaptureFixture) -> None:
+    # (at a default MkDocs' INFO level, mkdocs-bibtex's back references that point nowhere are
+    # "a footnote that is never referenced"; a site with validation.anchors: warn fails --strict)
+    pages = {"index.md": "# Home\n\nSee [@doe2019; @lee2021].\n\n## Part\n\n"
+                         "Then [@lee2021; @doe2019].\n\n\\bibliography\n",
+             "everything.md": "# Everything\n\nCited here [@smith2020b].\n\n"
+                              "\\full_bibliography\n"}
+    theirs, ours = tmp_path / "bibtex", tmp_path / "refbook"
+    for root, plugin in ((theirs, "bibtex"), (ours, "refbook")):
+        _site(root, plugin, {"bib_file": "refs.bib", "bib_by_default": False})
+        _write(root, pages)
+        _build(root)
+    mine = (ours / "site" / "everything" / "index.html").read_text(encoding="utf-8")
+    bibtex = (theirs / "site" / "everything" / "index.html").read_text(encoding="utf-8")
+    # every entry of the .bib file, in the file's order, as footnotes; the references the same
+    items = re.findall(r'<li id="(fn:[^"]+)">', mine)
+    assert items == re.findall(r'<li id="(fn:[^"]+)">', bibtex)
+    assert items == ["fn:smith2020a", "fn:smith2020b", "fn:doe2019", "fn:odd.key:x/y",
+                     "fn:lee2021", "fn:uncited2017"]
+    assert _footnote_structure(mine)["refs"] == _footnote_structure(bibtex)["refs"]
+    # mkdocs-bibtex's back references of entries not cited on the page point nowhere;
+    # refbook's point to a reference on the page, and its back-links to every citing place
+    ids = set(re.findall(r'\bid="([^"]+)"', mine))
+    targets = re.findall(r'class="footnote-backref" href="#([^"]+)"', mine)
+    assert targets == ["fnref:smith2020b"]
+    assert set(targets) <= ids
+    assert not set(re.findall(r'class="footnote-backref" href="#([^"]+)"', bibtex)) <= ids
+    backlinks = dict(re.findall(r'<li id="fn:([^"]+)">(?:(?!</li>).)*?'
+                                r'<span class="refbook-backlinks">(.*?)</span>', mine, re.S))
+    # one back-link per citing section, to the section's first citation of that key: the
+    # second key of a citation links to its own footnote reference, not to the first key's
+    assert re.findall(r'href="([^"]+)"', backlinks["doe2019"]) == [
+        "../#fnref:doe2019", "../#fnref2:doe2019"]
+    assert re.findall(r'href="([^"]+)"', backlinks["lee2021"]) == [
+        "../#fnref:lee2021", "../#fnref2:lee2021"]
+    assert re.findall(r'href="([^"]+)"', backlinks["smith2020b"]) == ["#fnref:smith2020b"]
+    assert "uncited2017" not in backlinks
+    assert refbook_warnings(refbook_log) == []
+    never = [r.getMessage() for r in refbook_log.records if "never referenced" in r.getMessage()]
+    assert len(never) == 5  # mkdocs-bibtex's build only
 
 
 def test_unknown_keys_are_reported_at_their_line_and_shown(
@@ -201,7 +252,10 @@ def test_no_command_text_is_left_in_any_page(project: Project, output: str) -> N
         assert "\\bibliography" not in text, path
         assert "\\full_bibliography" not in text, path
     everything = project.html("everything/index.html")
-    assert len(entries(everything)) == 6
+    if output == "footnotes":
+        assert len(re.findall(r'<li id="fn:', everything)) == 6
+    else:
+        assert len(entries(everything)) == 6
     assert "Cited in:" in everything
     # in code they stay as written
     assert "\\bibliography in code stays as written" in project.html("code/index.html")
@@ -212,7 +266,10 @@ def test_no_command_text_is_left_in_any_page(project: Project, output: str) -> N
     custom = project.html("custom/index.html")
     assert "\\refs" not in _text(custom)
     assert "\\allrefs" not in _text(custom)
-    assert len(entries(custom)) == 6 + (output == "refbook")
+    if output == "footnotes":  # the page's footnote is one of the six
+        assert len(re.findall(r'<li id="fn:', custom)) == 6
+    else:
+        assert len(entries(custom)) == 7
 
 
 def test_refbook_output_maps_the_commands_to_its_lists(project: Project) -> None:
