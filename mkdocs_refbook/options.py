@@ -86,7 +86,8 @@ OPTIONS: tuple[Option, ...] = (
            "nothing is downloaded at build time)."),
     Option("bib_dir", str, None,
            "mkdocs-bibtex: a folder, relative to `mkdocs.yml`, whose `.bib` files (subfolders "
-           "included) are read too."),
+           "included) are read too. `mkdocs serve` watches the folder: a new, edited or removed "
+           "`.bib` file rebuilds the site."),
     Option("bib_command", str, "\\bibliography",
            "mkdocs-bibtex: text that stands for the list of the page's citations (outside code)."),
     Option("full_bib_command", str, "\\full_bibliography",
@@ -164,6 +165,9 @@ class Settings:
     narrative: bool = True
     #: ``footnotes`` output: the citation's text before its footnote references
     cite_inline: bool = False
+    #: mkdocs-bibtex's ``bib_dir``, absolute: ``mkdocs serve`` watches the folder, so a new or
+    #: removed ``.bib`` file in it rebuilds the site too
+    bib_dir: str | None = None
 
     def suppressed(self, code: Code, key: str = "") -> bool:
         names = {code.slug, code.qualified}
@@ -309,6 +313,8 @@ def settings_from(values: base.Config, config_file: str | None,
         backlinks=bool(values["backlinks"]), tooltips=bool(values["tooltips"]),
         stylesheet=bool(values["stylesheet"]),
         suppress_warnings=frozenset(values["suppress_warnings"]), root=root, **bibtex,
+        bib_dir=(os.path.normpath(os.path.join(root, str(values["bib_dir"])))
+                 if values["bib_dir"] is not None else None),
     )
 
 

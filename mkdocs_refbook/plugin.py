@@ -401,8 +401,13 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
 
     def on_serve(self, server: LiveReloadServer, /, *, config: MkDocsConfig,
                  builder: Any) -> LiveReloadServer:
-        for path in self._settings.bib_files:
+        s = self._settings
+        for path in s.bib_files:
             server.watch(path)
+        if s.bib_dir is not None:
+            # the folder, not only the files found now: MkDocs loads the config again on each
+            # rebuild, so a .bib file added to it (or removed) is read (or dropped) then
+            server.watch(s.bib_dir)
         return server
 
     @property

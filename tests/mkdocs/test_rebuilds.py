@@ -8,6 +8,8 @@ from tests.mkdocs.conftest import refbook_warnings
 from tests.mkdocs.test_build import cites, entries
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import pytest
 
     from tests.mkdocs.conftest import Project
@@ -101,3 +103,79 @@ def test_dirty_build_keeps_the_unchanged_pages_citations(project: Project) -> No
     cfg.plugins.on_startup(command="build", dirty=True)
     build(cfg, dirty=True)
     assert entries(project.html("references/index.html")) == ["doe2019", "lee2021", "smith2020a"]
+
+
+def _served(url: str, wanted: str, proc: Any, timeout: float = 90) -> str:
+    """The page at ``url`` once it holds ``wanted`` (a rebuild by ``mkdocs serve``)."""
+    import time
+    import urllib.request
+
+    deadline = time.monotonic() + timeout
+    text = ""
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"mkdocs serve exited with {proc.returncode}"
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                text = r.read().decode("utf-8")
+        except OSError:
+            text = ""
+        if wanted in text:
+            return text
+        time.sleep(0.3)
+    raise AssertionError(f"{wanted!r} never showed up at {url}; last page:\n{text[-2000:]}")
+
+
+def test_mkdocs_serve_rebuilds_when_a_bib_file_of_bib_dir_is_added_edited_or_removed(
+        tmp_path: Path) -> None:
+    """mkdocs-bibtex's ``bib_dir``: a real ``mkdocs serve`` watches the folder, so a new, an
+    edited and a removed ``.bib`` file (in a subfolder too) each rebuild the site."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    import yaml
+
+    from tests.conftest import ROOT
+    from tests.mkdocs.conftest import BIB
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "bibs").mkdir()
+    (tmp_path / "bibs" / "a.bib").write_text(BIB, encoding="utf-8")
+    (tmp_path / "docs" / "index.md").write_text(
+        "# Home\n\nSee [@doe2019] and [@extra2001].\n\n\\bibliography\n", encoding="utf-8")
+    config = {"site_name": "Live", "markdown_extensions": ["footnotes"],
+              "plugins": [{"refbook": {"bib_dir": "bibs"}}]}
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "--livereload", "-a", f"127.0.0.1:{port}"],
+        cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True)
+    url = f"http://127.0.0.1:{port}/"
+    extra = tmp_path / "bibs" / "more" / "b.bib"
+    try:
+        _served(url, "(extra2001?)", proc)
+        extra.parent.mkdir()
+        extra.write_text("@misc{extra2001,\n  author = {Extra, Eve},\n  title = {First Title},\n"
+                         "  year = {2001},\n}\n", encoding="utf-8")
+        page = _served(url, "First Title", proc)
+        assert 'id="fn:extra2001"' in page
+        extra.write_text(extra.read_text(encoding="utf-8").replace("First", "Second"),
+                         encoding="utf-8")
+        _served(url, "Second Title", proc)
+        extra.unlink()
+        page = _served(url, "(extra2001?)", proc)
+        assert "Second Title" not in page
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
