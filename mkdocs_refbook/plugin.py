@@ -571,8 +571,10 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             registry = Registry()
             for uri in order:
                 registry.add_sites(uri, sites[uri])
+            # keys are looked up ignoring letter case, as mkdocs-bibtex (pybtex) does, each
+            # such citation a key-case warning (docs/mkdocs-migration.md)
             self.resolution = registry.resolve(self.bibliography, self.items, s.style,
-                                               order=order, nocite=nocite)
+                                               order=order, nocite=nocite, fold_case=True)
             self._entry_map = dict(self.resolution.entries)
             self._entry_texts = {}
             self._resolve_key = key
@@ -615,8 +617,11 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         return markdown
 
     def _entry_key(self, key: str) -> str | None:
-        """The key of the entry a cited key resolves to (None: unknown)."""
-        return key if key in self._entry_map else None
+        """The key of the entry a cited key resolves to (None: unknown); letter case aside."""
+        if key in self._entry_map:
+            return key
+        right = self.resolution.aliases.get(key) if self.resolution is not None else None
+        return right if right in self._entry_map else None
 
     def _footnotes(self, markdown: str, data: PageData) -> str:
         """mkdocs-bibtex's form: citations → footnote references; the page's list (where its
@@ -784,8 +789,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         assert self.resolution is not None
         res = self.resolution
         if scope == "page":
-            keys = ({k for site in data.sites for k in site.citation.keys} if data.sites else
-                    {k for c in data.expected for k in c.keys})
+            keys = ({res.key_of(k) for site in data.sites for k in site.citation.keys}
+                    if data.sites else {res.key_of(k) for c in data.expected for k in c.keys})
             entries = [(k, v) for k, v in res.entries if k in keys]
         else:
             entries = list(res.entries)
@@ -896,7 +901,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         # the book's citations under the same options as the .bib rules: unknown and
         # wrong-case keys at the citing line, entries that no list shows at the entry
         used = frozenset({k for k, _ in self.resolution.entries} | {
-            k for u in order for x in self.pages[u].sites for k in x.citation.keys})
+            self.resolution.key_of(k) for u in order for x in self.pages[u].sites
+            for k in x.citation.keys})
         unused_key = (self._check_key, used)
         if unused_key != self._unused_key:
             # thousands on a shared bibliography: configured and located once per citation set
@@ -922,13 +928,14 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         """Unknown-key diagnostics at the current lines (a reused resolution has the old ones).
 
         The registry reports each cited key that is not in the bibliography, in citation order,
-        as ``unknown-key`` or (another case of an existing key) ``cite-case``.
+        as ``unknown-key`` or (another case of an existing key, resolved to it) ``key-case``.
         """
         places = iter([Location(u, site.line) for u in order for site in self.pages[u].sites
                        for k in site.citation.keys if k not in self.items])
         out = []
         for d in diagnostics:
-            if d.code in (Code.UNKNOWN_KEY, Code.CITE_CASE) and d.location is not None:
+            if (d.code in (Code.UNKNOWN_KEY, Code.CITE_CASE, Code.KEY_CASE)
+                    and d.location is not None):
                 d = replace(d, location=next(places, d.location))
             out.append(d)
         return out

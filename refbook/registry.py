@@ -8,7 +8,7 @@ citation numbers are book-wide, and records every citing place of each key for b
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code, Diagnostic
@@ -46,6 +46,12 @@ class Resolution:
     backlinks: dict[str, tuple[CitationSite, ...]]
     diagnostics: tuple[Diagnostic, ...]
     numbers: dict[str, int] = field(default_factory=dict)
+    #: ``fold_case``: each key cited with other letter case → the entry's key
+    aliases: dict[str, str] = field(default_factory=dict)
+
+    def key_of(self, key: str) -> str:
+        """The entry key a cited key stands for (itself unless folded)."""
+        return self.aliases.get(key, key)
 
     def entry(self, key: str) -> Inlines | None:
         for k, v in self.entries:
@@ -121,16 +127,23 @@ class Registry:
 
     def resolve(self, bibliography: Bibliography, items: Mapping[str, Item], style_name: str, *,
                 order: Sequence[str] | None = None, nocite: Sequence[str] = (),
-                memo_dir: str | None = None) -> Resolution:
+                memo_dir: str | None = None, fold_case: bool = False) -> Resolution:
         """Format every citation and the list, book-wide.
 
         ``items`` maps keys to CSL items (``refbook.bibtex_csl.items_for``). ``nocite`` adds keys
         to the list without a citation (``*`` adds every entry). ``memo_dir`` (a host's cache
-        folder) keeps formatting results across processes.
+        folder) keeps formatting results across processes. ``fold_case``: a key that no entry
+        has but one has with other letter case stands for that entry (a ``key-case`` warning),
+        as pybtex and so mkdocs-bibtex look keys up; otherwise it is unknown (``cite-case``).
         """
         style = get_style(style_name)
-        sites = self.sites(order)
-        cited = self.cited_keys(order)
+        keys = KeyIndex(items)
+        written = self.sites(order)
+        aliases = _case_aliases(written, nocite, items, keys) if fold_case else {}
+        # the citations as the entries spell their keys
+        sites = [_folded(s, aliases) for s in written] if aliases else written
+        nocite = [aliases.get(k, k) for k in nocite]
+        cited = list(dict.fromkeys(k for s in sites for k in s.citation.keys))
         listed = list(cited)
         if "*" in nocite:
             listed += [e.key for e in bibliography if e.key not in cited]
@@ -140,14 +153,15 @@ class Registry:
         processor: Processor = style.processor([items[k] for k in known], memo_dir=memo_dir)
         numbers = {k: i for i, k in enumerate(known, start=1)}
         diagnostics: list[Diagnostic] = []
-        keys = KeyIndex(items)
         citations: dict[tuple[str, int], Inlines] = {}
         backlinks: dict[str, list[CitationSite]] = {}
-        for s in sites:
-            for k in s.citation.keys:
-                backlinks.setdefault(k, []).append(s)
+        for w, s in zip(written, sites, strict=True):
+            for k in w.citation.keys:
+                backlinks.setdefault(aliases.get(k, k), []).append(s)
                 if k not in items:
-                    diagnostics.append(unresolved_key(k, Location(s.document, s.line), keys))
+                    where = Location(s.document, s.line)
+                    diagnostics.append(case_folded_key(k, aliases[k], where) if k in aliases
+                                       else unresolved_key(k, where, keys))
             citations[(s.document, s.index)] = processor.cite(cite_items(s.citation))
         for k in nocite:
             if k != "*" and k not in items:
@@ -156,7 +170,27 @@ class Registry:
         if memo_dir is not None:
             style.save_memo(memo_dir)
         return Resolution(citations, entries, {k: tuple(v) for k, v in backlinks.items()},
-                          tuple(diagnostics), numbers)
+                          tuple(diagnostics), numbers, aliases)
+
+
+def _case_aliases(sites: Sequence[CitationSite], nocite: Sequence[str],
+                  items: Mapping[str, Item], keys: KeyIndex) -> dict[str, str]:
+    """Each cited (or ``nocite``) key that no entry has but one has with other letter case."""
+    aliases: dict[str, str] = {}
+    for k in [k for s in sites for k in s.citation.keys] + [k for k in nocite if k != "*"]:
+        if k not in items and k not in aliases:
+            right = keys.with_other_case(k)
+            if right is not None:
+                aliases[k] = right
+    return aliases
+
+
+def _folded(site: CitationSite, aliases: Mapping[str, str]) -> CitationSite:
+    """The site with its citation's keys spelled as their entries."""
+    if not any(r.key in aliases for r in site.citation.refs):
+        return site
+    refs = tuple(replace(r, key=aliases.get(r.key, r.key)) for r in site.citation.refs)
+    return replace(site, citation=replace(site.citation, refs=refs))
 
 
 class KeyIndex:
@@ -177,6 +211,16 @@ class KeyIndex:
         if self._lower is None:
             self._lower = {k.lower(): k for k in self.keys}
         return self._lower.get(key.lower())
+
+
+def case_folded_key(key: str, right: str, location: Location | None) -> Diagnostic:
+    """The diagnostic for a key cited with other letter case than its entry's, resolved to it."""
+    return Diagnostic(
+        Code.KEY_CASE,
+        f"citation key {key!r} stands for the entry {right!r} (letter case ignored, as "
+        "mkdocs-bibtex does)",
+        location, hint=f"write it as the entry does, {right!r}: Pandoc, biber and Sphinx do "
+                       "not ignore letter case", key=key)
 
 
 def unresolved_key(key: str, location: Location | None, keys: KeyIndex, *,

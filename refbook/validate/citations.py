@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from refbook.codemask import mask_code_spans
 from refbook.diagnostics import Code, Diagnostic
 from refbook.models import Location
-from refbook.registry import KeyIndex, unresolved_key
+from refbook.registry import KeyIndex, case_folded_key, unresolved_key
 from refbook.syntax import find_citations
 
 if TYPE_CHECKING:
@@ -123,9 +123,11 @@ def find_documents(paths: Iterable[Path]) -> list[Path]:
 
 
 def check_citations(bib: Bibliography, cited: Sequence[tuple[str, Location]], *,
-                    lists_all: bool = False) -> list[Diagnostic]:
+                    lists_all: bool = False, fold_case: bool = False) -> list[Diagnostic]:
     """Unknown and case-mismatched keys at their citation; unused entries at their entry.
 
+    ``fold_case``: a key cited with other letter case stands for its entry (``key-case``), as
+    in the MkDocs host (``Registry.resolve(fold_case=True)``).
     ``lists_all``: a document lists every entry (``<!-- refbook:bibliography all -->``, a
     bibliography directive with ``:all:`` or ``:notcited:``), so no entry is unused.
     """
@@ -139,6 +141,9 @@ def check_citations(bib: Bibliography, cited: Sequence[tuple[str, Location]], *,
         right = index.with_other_case(key)
         if right is not None:
             used.add(right)
+            if fold_case:
+                out.append(case_folded_key(key, right, where))
+                continue
         out.append(unresolved_key(key, where, index))
     if not lists_all:
         out += unused_entries(bib, used)

@@ -46,6 +46,11 @@ def add_check_parser(sub: Any) -> None:
     k.add_argument("--docs", nargs="+", default=[], metavar="DIR",
                    help="documents or directories whose citations to check (unknown, "
                         "wrong-case and unused keys)")
+    k.add_argument("--ignore-key-case", action="store_true",
+                   help="with --docs: a key cited with other letter case than its entry's "
+                        "stands for that entry (a key-case warning), as the MkDocs plugin and "
+                        "mkdocs-bibtex resolve keys; by default it is an error (cite-case), as "
+                        "in Sphinx and Pandoc")
     k.add_argument("--format", choices=FORMATS, default="text",
                    help="output format (markdown: only with --list-rules)")
     k.add_argument("--strict", action="store_true", help="fail on warnings too")
@@ -131,7 +136,8 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             text = read_document(doc)
             cited.extend(scan_text(text, str(doc), rst=doc.suffix.lower() == ".rst"))
             lists_all = lists_all or lists_every_entry(text)
-        diags += apply_config(check_citations(bib, cited, lists_all=lists_all), config, bib)
+        diags += apply_config(check_citations(bib, cited, lists_all=lists_all,
+                                              fold_case=args.ignore_key_case), config, bib)
     diags.sort(key=lambda d: (d.location.file if d.location else "",
                               d.location.line if d.location else 0, d.code.slug))
     for line in fixed:

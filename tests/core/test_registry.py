@@ -95,3 +95,27 @@ def test_formatting_memo_survives_the_process(tmp_path) -> None:  # type: ignore
     load_style(str(DATA / "chicago-author-date.csl")).memo.clear()
     assert reg.resolve(Bibliography(), ITEMS, "chicago-author-date",
                        memo_dir=str(tmp_path)).entries == res.entries
+
+
+def test_fold_case_resolves_a_key_cited_with_other_letter_case_with_a_warning() -> None:
+    """mkdocs-bibtex's pybtex looks keys up case-insensitively; with ``fold_case`` the registry
+    does too (the MkDocs host), each such key a ``key-case`` warning at its citation naming the
+    entry's spelling. Without it (Sphinx, Pandoc) the key is unknown: ``cite-case``."""
+    from refbook.diagnostics import Code, Severity
+
+    reg = Registry()
+    reg.set_document("ch1", find_citations("See [@A; @c].\n\nAnd [@a] and [@nosuch]."))
+    folded = reg.resolve(Bibliography(), ITEMS, "chicago-author-date", fold_case=True)
+    assert {k: to_text(v) for k, v in folded.citations.items()} == {
+        ("ch1", 0): "(Doe 2024; Roe 2020)", ("ch1", 1): "(Doe 2024)", ("ch1", 2): "(nosuch?)"}
+    assert [k for k, _ in folded.entries] == ["a", "c"]
+    assert [s.index for s in folded.backlinks["a"]] == [0, 1]
+    assert folded.aliases == {"A": "a"}
+    assert [(d.code, d.location.line if d.location else 0, d.key, d.effective_severity)
+            for d in folded.diagnostics] == [
+        (Code.KEY_CASE, 1, "A", Severity.WARNING), (Code.UNKNOWN_KEY, 3, "nosuch", Severity.ERROR)]
+    assert "'a'" in folded.diagnostics[0].message
+    exact = reg.resolve(Bibliography(), ITEMS, "chicago-author-date")
+    assert to_text(exact.citations[("ch1", 0)]) == "(A?; Roe 2020)"
+    assert [d.code for d in exact.diagnostics] == [Code.CITE_CASE, Code.UNKNOWN_KEY]
+    assert exact.aliases == {}

@@ -118,6 +118,13 @@ def test_docs_unknown_case_and_unused(tmp_path: Path, capsys: pytest.CaptureFixt
         ("refbook.unknown-key", "ch2.rst", 4, "rstmissing"),
         ("refbook.unused-entry", "r.bib", 8, "unused2020"),
     ]
+    # as the MkDocs plugin resolves keys: the wrong-case key stands for its entry, a warning
+    assert main(["check", str(bib), "--docs", str(tmp_path / "docs"), "--format", "json",
+                 "--ignore-key-case"]) == 1
+    folded = [(r["code"], r["severity"], r["line"], r["key"])
+              for r in json.loads(capsys.readouterr().out)][:2]
+    assert folded == [("refbook.key-case", "warning", 3, "Kwon2023efficient"),
+                      ("refbook.unknown-key", "error", 3, "nosuch")]
 
 
 @pytest.mark.parametrize("listing", [

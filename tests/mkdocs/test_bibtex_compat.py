@@ -340,3 +340,47 @@ def test_every_option_of_mkdocs_bibtex_is_known(project: Project) -> None:
     assert theirs <= ours
     assert theirs <= BIBTEX_OPTIONS
     assert BIBTEX_OPTIONS - theirs == {"cite_inline"}  # mkdocs-bibtex 2.x
+
+
+def test_keys_cited_with_other_letter_case_resolve_as_in_mkdocs_bibtex_with_a_warning(
+        tmp_path: Path, refbook_log: pytest.LogCaptureFixture) -> None:
+    # Baltica cites [@Hartley2016] for the entry hartley2016: pybtex, and so mkdocs-bibtex,
+    # looks keys up ignoring case; refbook resolves it too, and says so at the citation
+    pages = {"index.md": "# Home\n\nSee [@Doe2019; @lee2021] and [@DOE2019].\n\n\\bibliography\n"}
+    theirs, ours = tmp_path / "bibtex", tmp_path / "refbook"
+    for root, plugin in ((theirs, "bibtex"), (ours, "refbook")):
+        _site(root, plugin, {"bib_file": "refs.bib"})
+        _write(root, pages)
+        _build(root)
+    mine = (ours / "site" / "index.html").read_text(encoding="utf-8")
+    bibtex = (theirs / "site" / "index.html").read_text(encoding="utf-8")
+    assert _footnote_structure(mine) == _footnote_structure(bibtex)
+    assert _footnote_structure(mine)["items"] == [
+        "fn:Doe2019 #fnref:Doe2019", "fn:lee2021 #fnref:lee2021", "fn:DOE2019 #fnref:DOE2019"]
+    assert mine.count("A Book about Things") == 2
+    assert "(Doe2019?)" not in mine
+    assert [w.split("\n")[0] for w in refbook_warnings(refbook_log)] == [
+        ("docs/index.md:3: warning: citation key 'Doe2019' stands for the entry 'doe2019' "
+         "(letter case ignored, as mkdocs-bibtex does) [refbook.key-case]"),
+        ("docs/index.md:3: warning: citation key 'DOE2019' stands for the entry 'doe2019' "
+         "(letter case ignored, as mkdocs-bibtex does) [refbook.key-case]")]
+
+
+def test_keys_cited_with_other_letter_case_resolve_in_refbook_output_too(
+        project: Project, refbook_log: pytest.LogCaptureFixture) -> None:
+    project.configure({"check": {"severity": {"unused-entry": "warning"}}})
+    project.page("index.md", "# Home\n\nSee [@Doe2019] and [@nosuch].\n")
+    project.page("two.md", "# Two\n\nAgain [@doe2019], [@smith2020a; @smith2020b; @lee2021; "
+                           "@odd.key:x/y; @uncited2017].\n")
+    project.build()
+    assert cites(project.html("index.html")) == ["(Doe and Roe 2019)", "(nosuch?)"]
+    assert 'href="references/#ref-doe2019"' in project.html("index.html")
+    references = project.html("references/index.html")
+    assert entries(references).count("doe2019") == 1
+    # both citations are back-links of the one entry
+    assert re.findall(r'id="ref-doe2019".*?<span class="refbook-backlinks">(.*?)</span>',
+                      references, re.S)[0].count("<a ") == 2
+    assert [w.split(" [")[0] for w in refbook_warnings(refbook_log)] == [
+        ("docs/index.md:3: warning: citation key 'Doe2019' stands for the entry 'doe2019' "
+         "(letter case ignored, as mkdocs-bibtex does)"),
+        "docs/index.md:3: error: citation key 'nosuch' is not in any bibliography file"]

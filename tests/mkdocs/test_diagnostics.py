@@ -55,7 +55,9 @@ def test_unknown_key_hint_suggests_the_close_key(project: Project,
     warnings = refbook_warnings(refbook_log)
     assert len(warnings) == 2
     assert "docs/index.md:3:" in warnings[0]
-    assert "keys are case-sensitive: did you mean 'lee2021'?" in warnings[0]
+    # (other letter case: the MkDocs plugin resolves it, as mkdocs-bibtex did, and says so)
+    assert "citation key 'Lee2021' stands for the entry 'lee2021'" in warnings[0]
+    assert "[refbook.key-case]" in warnings[0]
     assert "did you mean 'smith2020b'?" in warnings[1]
 
 
