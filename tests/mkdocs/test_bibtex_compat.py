@@ -384,3 +384,60 @@ def test_keys_cited_with_other_letter_case_resolve_in_refbook_output_too(
         ("docs/index.md:3: warning: citation key 'Doe2019' stands for the entry 'doe2019' "
          "(letter case ignored, as mkdocs-bibtex does)"),
         "docs/index.md:3: error: citation key 'nosuch' is not in any bibliography file"]
+
+
+# a value for each option of mkdocs-bibtex's config schema, and what refbook's build shows for it
+# (None: the option is answered by an error that names it, or — csl_file, issue 13 — honoured)
+_OPTION_SAMPLES: dict[str, tuple[Any, str | None]] = {
+    "bib_file": ("refs.bib", 'id="fn:doe2019"'),
+    "bib_dir": ("bibs", 'id="fn:doe2019"'),
+    "bib_command": ("\\refs", 'id="fn:doe2019"'),
+    "full_bib_command": ("\\allrefs", 'id="fn:uncited2017"'),
+    "bib_by_default": (False, "[^doe2019]"),
+    "footnote_format": ("c-{key}", 'id="fn:c-doe2019"'),
+    "enable_inline_citations": (False, "As @lee2021 says"),
+    "csl_file": ("style.csl", None),
+    "csl_file_encoding": ("utf-8", None),
+}
+
+
+def test_the_sample_table_covers_mkdocs_bibtex_s_schema() -> None:
+    from mkdocs_bibtex.config import BibTexConfig
+
+    assert {name for name, _ in BibTexConfig._schema} == set(_OPTION_SAMPLES)
+
+
+@pytest.mark.parametrize("option", sorted(_OPTION_SAMPLES))
+def test_each_mkdocs_bibtex_option_is_honoured_or_an_error_naming_it(
+        project: Project, option: str) -> None:
+    """Every option of mkdocs-bibtex 4.4.0's schema (read from the installed package) either
+    changes refbook's output as it changes mkdocs-bibtex's, or stops the build naming it."""
+    value, shows = _OPTION_SAMPLES[option]
+    (project.root / "bibs").mkdir()
+    (project.root / "bibs" / "all.bib").write_text(BIB, encoding="utf-8")
+    options: dict[str, Any] = {"bib_dir": "bibs"} if option != "bib_file" else {}
+    options[option] = value
+    _site(project.root, "refbook", options)
+    command = "\\refs" if option == "bib_command" else "\\bibliography"
+    full = "\\allrefs" if option == "full_bib_command" else ""
+    _write(project.root, {"index.md": f"# Home\n\nAs @lee2021 says [@doe2019].\n\n"
+                                      f"{command if option != 'bib_by_default' else ''}\n\n"
+                                      f"{full}\n"})
+    from mkdocs.config import load_config
+
+    cfg = load_config(config_file=str(project.root / "mkdocs.yml"))
+    error = ""
+    try:
+        cfg.plugins.on_config(cfg)
+    except PluginError as exc:
+        error = str(exc)
+    if error:
+        assert f"'{option}'" in error
+        assert shows is None, f"{option} is not honoured: {error}"
+        return
+    project.build()
+    page = project.html("index.html")
+    if shows is not None:
+        assert shows in page
+    assert "\\refs" not in _text(page)
+    assert "\\allrefs" not in _text(page)
