@@ -91,10 +91,14 @@ OPTIONS: tuple[Option, ...] = (
     Option("bib_command", str, "\\bibliography",
            "mkdocs-bibtex: text that stands for the list of the page's citations (outside code)."),
     Option("full_bib_command", str, "\\full_bibliography",
-           "mkdocs-bibtex: text that stands for the list of every entry of the `.bib` files."),
+           "mkdocs-bibtex: text that stands for the list of every entry of the `.bib` files "
+           "(with `footnotes` output a footnote per entry, as mkdocs-bibtex writes them, with "
+           "back-links to every citing place)."),
     Option("bib_by_default", bool, None,
            "mkdocs-bibtex: add the page's list to every page that cites (unset: yes with "
-           "`footnotes` output, `per_page_lists` with `refbook` output)."),
+           "`footnotes` output, `per_page_lists` with `refbook` output). `false` with "
+           "`footnotes` output: a citing page without `bib_command` shows `[^key]` as "
+           "mkdocs-bibtex does, with a `footnote-undefined` warning."),
     Option("footnote_format", str, None,
            "mkdocs-bibtex: the footnote label, holding `{key}` (unset: `{key}`); `footnotes` "
            "output only."),
