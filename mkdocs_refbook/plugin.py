@@ -688,8 +688,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             out += [markdown[last:c.start], rendered]
             last = c.end
         markdown = "".join(out) + markdown[last:]
-        # the lists, where their markers are (the markers' offsets are the same in the new text
-        # relative to the citations before them: find them again)
+        # the lists where their markers are (found again: the citations moved them)
         defined: set[str] = set()
         data.full_labels, data.footnote_lists = {}, []
 
