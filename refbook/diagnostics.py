@@ -46,6 +46,7 @@ class Code(Enum):
     MISSING_FIELD = ("missing-field", Severity.WARNING, 'A field the entry type requires (BibLaTeX data model, BibTeX names accepted) is missing.', "types")
     UNKNOWN_FIELD = ("unknown-field", Severity.WARNING, 'A field is not a BibTeX/BibLaTeX field nor a known tool field (timestamp, biburl, file …); it is probably misspelled and is ignored by every style.', "types")
     FIELD_TYPE = ("field-type", Severity.WARNING, "A field does not belong to the entry type (journal in @misc, booktitle in @article); styles ignore it, so the venue is lost.", "types")
+    ISSUE_FIELD = ("issue-field", Severity.WARNING, "An @article has issue but no number; styles print the number of an article, and issue only beside it, so the issue is lost.", "types")
     JOURNAL_VENUE = ("journal-venue", Severity.WARNING, "An @article's journal names a conference, symposium or workshop; the work is a conference paper (@inproceedings with booktitle).", "types")
     EMPTY_FIELD = ("empty-field", Severity.WARNING, 'A field has an empty value; styles print nothing or an empty element for it.', "values")
     # dates
@@ -69,9 +70,12 @@ class Code(Enum):
     URLDATE_WITHOUT_URL = ("urldate-without-url", Severity.WARNING, "The entry has an access date (urldate) but no url; styles print nothing for it.", "identifiers")
     ISBN_CHECKSUM = ("isbn-invalid", Severity.WARNING, 'The isbn is not a valid ISBN-10 or ISBN-13 (wrong length or check digit).', "identifiers")
     ISSN_CHECKSUM = ("issn-invalid", Severity.WARNING, 'The issn is not a valid ISSN (NNNN-NNNC with the right check digit).', "identifiers")
+    DOI_END = ("doi-end", Severity.ERROR, "The doi ends with punctuation pasted with it (a period, a comma); the link leads nowhere.", "identifiers")
     ARXIV_ID = ("arxiv-id", Severity.WARNING, 'An arXiv identifier is malformed (new style YYMM.NNNNN, old style archive/YYMMNNN).', "identifiers")
     # names
     OTHERS_NOT_LAST = ("others-not-last", Severity.ERROR, "'and others' is not the last name of the list; BibTeX and styles treat the names after it as lost.", "names")
+    AND_CASE = ("and-case", Severity.WARNING, "Names are separated by 'AND' (or another case than 'and'); BibTeX and refbook split there, but other tools (pandoc) read the list as one garbled name.", "names")
+    ET_AL_LITERAL = ("et-al-literal", Severity.WARNING, "A name list ends in a literal 'et al.' ('… and et al.'); BibTeX prints it as a person named 'al., et'. refbook reads it as 'and others', which is what to write.", "names")
     CORPORATE_AUTHOR = ("corporate-author", Severity.WARNING, "An organisation's name is not wrapped in braces, so it is split into given and family names ('Cloud, Google') and abbreviated ('G. Cloud').", "names")
     NAME_PUNCTUATION = ("name-punctuation", Severity.WARNING, "A person's name is punctuated wrongly: quotes, initials run together ('OA' for 'O. A.'), two people joined by a comma instead of 'and', a given name before the comma.", "names")
     ORGANISATION_VARIANTS = ("organisation-variants", Severity.WARNING, 'One organisation is spelled several ways across the bibliography; the reference list sorts and groups them as different authors.', "names")
@@ -86,6 +90,7 @@ class Code(Enum):
     PAGES_REVERSED = ("pages-reversed", Severity.ERROR, 'A page range ends before it starts.', "values")
     MONTH_INVALID = ("month-invalid", Severity.ERROR, 'The month is not a month (a number 1-12, an English month name, or a month macro).', "values")
     MONTH_BRACED = ("month-braced", Severity.WARNING, "The month is a three-letter macro name written in braces or quotes, so it is printed as 'jan' instead of the month name. Fixable.", "values")
+    UNDEFINED_MACRO = ("undefined-macro", Severity.WARNING, "A field uses a LaTeX command that refbook does not know (\\proglang{R}, \\vphantom); it is printed as nothing, so its text vanishes from the output.", "values")
     VOLUME_INVALID = ("volume-invalid", Severity.WARNING, 'The volume is not a number (or a roman numeral or a number with a letter).', "values")
     # citations
     CITE_CASE = ("cite-case", Severity.ERROR, 'A citation names a key that exists only with different letter case; keys are case-sensitive.', "citations")

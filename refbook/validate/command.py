@@ -55,6 +55,10 @@ def add_check_parser(sub: Any) -> None:
                    help="never report these codes or families (comma-separated; repeatable)")
     k.add_argument("--severity", action="append", default=[], metavar="CODE=LEVEL",
                    help="set the severity of a code or family: error, warning, info or off")
+    k.add_argument("--style", metavar="NAME",
+                   help="the citation style the book uses (default: the config's, else "
+                        "chicago-author-date): rules about output report only what changes "
+                        "what this style prints")
     k.add_argument("--fix", action="store_true",
                    help="rewrite unambiguous defects of .bib files (DOI prefix, doubled URL "
                         "scheme, page dashes, braced month macros; atomically, every other "
@@ -89,7 +93,7 @@ def _config(args: argparse.Namespace) -> Config:
     return Config(select=_split(args.select) or base.select,
                   ignore=base.ignore + _split(args.ignore), severity=tuple(severity),
                   per_entry_ignore=base.per_entry_ignore, extra_fields=base.extra_fields,
-                  strict=args.strict or base.strict)
+                  strict=args.strict or base.strict, style=args.style or base.style)
 
 
 def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
