@@ -135,7 +135,11 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             text = read_document(doc)
             cited.extend(scan_text(text, str(doc), rst=doc.suffix.lower() == ".rst"))
             lists_all = lists_all or lists_every_entry(text)
-        diags += apply_config(check_citations(bib, cited, lists_all=lists_all), config, bib)
+        suffixes = {doc.suffix.lower() for doc in find_documents(docs)}
+        syntax = "rst" if suffixes == {".rst"} else "markdown" if ".rst" not in suffixes \
+            else "sphinx"
+        diags += apply_config(check_citations(bib, cited, lists_all=lists_all, syntax=syntax),
+                              config, bib)
     diags.sort(key=lambda d: (d.location.file if d.location else "",
                               d.location.line if d.location else 0, d.code.slug))
     for line in fixed:

@@ -35,7 +35,7 @@ def _write(tmp_path: Path, name: str, text: str) -> Path:
 
 def test_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     clean = _write(tmp_path, "clean.bib", BIB)
-    warn = _write(tmp_path, "warn.bib", BIB.replace("Efficient Memory", "Efficient GPU Memory"))
+    warn = _write(tmp_path, "warn.bib", BIB.replace("Efficient Memory", "Efficient I/O Memory"))
     err = _write(tmp_path, "err.bib", BIB.replace("{2023}", "{}"))
     assert main(["check", str(clean)]) == 0
     assert capsys.readouterr().out == ""
@@ -231,7 +231,7 @@ def test_seed_raw_fails_and_clean_passes(capsys: pytest.CaptureFixture[str]) -> 
 def test_options_from_pyproject(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                 monkeypatch: pytest.MonkeyPatch) -> None:
     bib = _write(tmp_path, "r.bib", BIB.replace("{2023}", "{}").replace("Efficient Memory",
-                                                                          "Efficient GPU Memory"))
+                                                                          "Efficient I/O Memory"))
     monkeypatch.chdir(tmp_path)
     _write(tmp_path, "pyproject.toml", '[tool.refbook.check]\nseverity = {"year-empty" = "info"}\n'
            'per_entry_ignore = {kwon2023efficient = ["titles"]}\nstrict = true\n')

@@ -122,3 +122,41 @@ def test_leftover_tex_is_reported(tmp_path: Path) -> None:
 def test_style_option_is_asked(tmp_path: Path) -> None:
     text = _entry(title="Optimizing I/O Performance")
     assert Code.TITLE_CASE in _codes(tmp_path, text, Config(style="numeric"))
+
+
+def test_crossref_parent_and_child_sharing_a_doi_are_not_duplicates(tmp_path: Path) -> None:
+    parent = ("@proceedings{icml2020,\n  title = {Proceedings of ICML 2020},\n  year = {2020},\n"
+              "  doi = {10.5555/3524938},\n}\n")
+    child = ("@inproceedings{{{key},\n  author = {{Kwon, Woosuk}},\n  title = {{{title}}},\n"
+             "  booktitle = {{Proceedings of ICML 2020}},\n  year = {{2020}},\n"
+             "  doi = {{10.5555/3524938}},\n{xref}}}\n")
+    good = (child.format(key="a", title="First", xref="  crossref = {icml2020},\n")
+            + child.format(key="b", title="Second", xref="  crossref = {icml2020},\n") + parent)
+    assert Code.DUPLICATE_WORK not in _codes(tmp_path, good)
+    bad = child.format(key="a", title="First", xref="") + child.format(key="b", title="Second",
+                                                                       xref="")
+    assert Code.DUPLICATE_WORK in _codes(tmp_path, bad)
+
+
+def test_same_author_and_title_years_apart_are_two_works(tmp_path: Path) -> None:
+    book = ("@book{b,\n  author = {Chomsky, Noam},\n  title = {Syntactic Structures},\n"
+            "  publisher = {Mouton},\n  year = {1957},\n}\n")
+    article = ("@article{a,\n  author = {Chomsky, Noam},\n  title = {Syntactic Structures},\n"
+               "  journal = {J},\n  year = {1966},\n}\n")
+    assert Code.DUPLICATE_WORK not in _codes(tmp_path, book + article)
+    assert Code.DUPLICATE_WORK not in _codes(tmp_path, book + article.replace("1966", "1957"))
+    assert Code.DUPLICATE_WORK in _codes(tmp_path, article + article.replace("{a,", "{a2,")
+                                         .replace("1966", "1967"))
+
+
+def test_unused_entry_hint_in_the_syntax_of_the_documents(tmp_path: Path) -> None:
+    from refbook.validate.citations import check_citations
+
+    path = tmp_path / "refs.bib"
+    path.write_text(_entry(), encoding="utf-8")
+    bib = read_bibliography([path])
+    (md,) = check_citations(bib, [])
+    (rst,) = check_citations(bib, [], syntax="rst")
+    assert "[@k]" in md.hint
+    assert ":cite:`k`" in rst.hint
+    assert "[@" not in rst.hint
