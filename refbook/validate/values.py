@@ -56,7 +56,9 @@ def _pages(entry: Entry, config: Config) -> Iterator[Diagnostic]:
     parts = f.value.split(",")
     fixed = ",".join(_DASH.sub(r"\1--\2", p) if SINGLE_DASH.match(p) else p for p in parts)
     # CSL styles print every page range with an en dash: the hyphen then changes nothing
-    dash_shows = fixed != f.value and output_changes(entry, "pages", fixed, config.style)
+    # (a value far longer than any page list is garbage, reported without rendering it)
+    dash_shows = fixed != f.value and (len(f.value) > 200 or output_changes(
+        entry, "pages", fixed, config.style))
     for part in parts:
         m = SINGLE_DASH.match(part)
         if m and dash_shows:
