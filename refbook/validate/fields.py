@@ -109,6 +109,8 @@ collaboration slaccitation
 googlebooks gsid lccn coden oclc asin ppn
 keywords-plus author-keywords unique_id pubmedid isi wos scopus article-number num-pages
 notes review
+handle subject-category medline-pst medline-da medline-dcom medline-lr medline-jid medline-stat
+introducedin swhid
 """)) | {IGNORE_FIELD}
 # BibLaTeX data annotations (author+an = {1=corresponding}) belong to their field.
 ANNOTATION_SUFFIX = "+an"

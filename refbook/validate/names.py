@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from refbook.diagnostics import Code
+from refbook.diagnostics import Code, Severity
 from refbook.names import _split_and, is_et_al, parse_names
 from refbook.validate.report import at
 
@@ -97,7 +98,8 @@ def check_entry(entry: Entry, config: Config) -> tuple[list[Diagnostic], tuple[S
                 continue
             # "Natera Orozco, Luis Guillermo" among "Family, Given" names is one person
             commas_elsewhere = any("," in r for j, r in enumerate(raw) if j != i)
-            out.extend(_punctuation(entry, f, p, written, commas_elsewhere=commas_elsewhere))
+            out.extend(_punctuation(entry, f, p, written, commas_elsewhere=commas_elsewhere,
+                                    alone=len(raw) == 1))
     return out, tuple(spellings)
 
 
@@ -161,7 +163,7 @@ _QUOTES = re.compile(r"[\"“”]|''|``")
 
 
 def _punctuation(entry: Entry, f: Field, p: Person, written: str, *,
-                 commas_elsewhere: bool = False) -> Iterator[Diagnostic]:
+                 commas_elsewhere: bool = False, alone: bool = False) -> Iterator[Diagnostic]:
     if _QUOTES.search("\0".join((p.first, p.von, p.last, p.jr))):
         clean = _QUOTES.sub("", written).strip()
         yield at(Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {written!r} contains quotes",
@@ -195,6 +197,15 @@ def _punctuation(entry: Entry, f: Field, p: Person, written: str, *,
     first_words = p.first.split()
     if len(first_words) >= 2 and not commas_elsewhere and all(len(w) > 2 and w[0].isupper() and w[1:].islower()
                                      for w in first_words + last_words):
+        if alone:
+            # "Maureira Fredes, Cristián Danilo" alone has the shape of two people too: advice
+            yield replace(at(
+                Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {written!r} may be two people "
+                "joined by a comma, or one person with a compound family name (BibTeX reads "
+                f"family {p.last!r}, given {p.first!r})",
+                f"if they are two people, separate them with 'and': {p.last} and {p.first}"),
+                severity=Severity.INFO)
+            return
         yield at(Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {written!r} looks like two "
                  "people joined by a comma (BibTeX reads it as one person: "
                  f"family {p.last!r}, given {p.first!r})",

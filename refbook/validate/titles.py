@@ -198,7 +198,9 @@ def _loose_ties(value: str) -> set[int]:
     for m in _TIE.finditer(value):
         i = m.start()
         if any(a <= i < b for a, b in math) or _TIED_LABEL.match(value, i + 1) or (
-                i and value[i - 1].isdigit()):  # 13~TeV: a number with its unit
+                i and value[i - 1].isdigit()) or (  # 13~TeV: a number with its unit
+                i > 1 and value[i - 1] == "." and value[i - 2].isdigit()) or (  # 11.~Jahrhundert
+                value.startswith("-", i + 1)):  # Salvatoris~-- Vom: a tie before a dash
             continue
         out.add(i)
     return out

@@ -55,6 +55,10 @@ CASES = [
      _entry(title="Data Structures~and Algorithms")),
     (Code.TITLE_NBSP, _entry(title="Results at 13~TeV and Part~2"),
      _entry(title="Results at~the LHC")),
+    (Code.TITLE_NBSP, _entry(title="Die nordischen L{\\\"a}nder des 11.~Jahrhunderts"),
+     _entry(title="Twittering on: Audience research and\u00a0participation")),
+    (Code.TITLE_NBSP, _entry(title="Earl, Saint, Bishop, Skald~-- and Music"),
+     _entry(title="Earl, Saint,~Bishop")),
     (Code.PAGES_DASH, _entry(pages="12\u201315"), _entry(pages="12\u201015")),
     (Code.PAGES_DASH, _entry(pages="12-15"), _entry(pages="12\u201115")),
     (Code.TITLE_CASE, _entry(title="Serving with PagedAttention on a GPU"),
@@ -66,7 +70,8 @@ CASES = [
             bibsource="dblp", eprint="2309.06180", archiveprefix="arXiv",
             primaryclass="cs.LG", reportnumber="CERN-TH-2023-001", collaboration="ATLAS",
             slaccitation="%%CITATION = X;%%", googlebooks="abc", lccn="2001012345",
-            coden="JACSAT"),
+            coden="JACSAT", handle="10902/1234", introducedin="cgal:5.1",
+            **{"subject-category": "Engineering", "medline-pst": "ppublish"}),
      _entry(titel="X")),
 ]
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from refbook.config import Config
-from refbook.diagnostics import Code, Diagnostic
+from refbook.diagnostics import Code, Diagnostic, Severity
 from refbook.readers import read_bibliography
 from refbook.validate import FAMILY_CHECKS, validate
 
@@ -216,6 +216,12 @@ def test_two_people_joined_by_a_comma(tmp_path: Path) -> None:
     ds = _check(tmp_path, _misc(title="A", author="Piotr Mazurek, Felix Gabriel"))
     (d,) = [d for d in ds if d.code is Code.NAME_PUNCTUATION]
     assert "two people" in d.message
+    # alone in its list it has the shape of a compound family name too (issue 12): advice only
+    assert d.effective_severity is Severity.INFO
+    assert d.hint == "if they are two people, separate them with 'and': Piotr Mazurek and Felix Gabriel"
+    ds = _check(tmp_path, _misc(title="A", author="Piotr Mazurek, Felix Gabriel and John Smith"))
+    (d,) = [d for d in ds if d.code is Code.NAME_PUNCTUATION]
+    assert d.effective_severity is Severity.WARNING
     assert d.hint == "separate people with 'and': Piotr Mazurek and Felix Gabriel"
 
 
