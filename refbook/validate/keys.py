@@ -157,15 +157,17 @@ def _same_work(bib: Bibliography, sig: Mapping[str, Signals]) -> Iterator[Diagno
     for (kind, value), group in by_signal.items():
         first = group[0]
         for later in group[1:]:
-            a, b = sig[first.key], sig[later.key]
-            if _related(a, b, first.key, later.key) or (
-                    kind.startswith("title") and _other_work(a, b)):
+            sa, sb = sig[first.key], sig[later.key]
+            if _related(sa, sb, first.key, later.key) or (
+                    kind.startswith("title") and _other_work(sa, sb)):
                 continue
             link(first, later, label[kind].format(value))
     shared: list[tuple[Entry, Entry]] = []
     for group in urls.values():
         for later in group[1:]:
             first = group[0]
+            if _related(sig[first.key], sig[later.key], first.key, later.key):
+                continue  # a code fragment inheriting its library's url (crossref)
             ratio = difflib.SequenceMatcher(None, titles[first.key], titles[later.key]).ratio()
             if titles[first.key] and ratio >= 0.75:
                 link(first, later, f"same URL {to_text(later.get('url')).strip()}")

@@ -165,3 +165,14 @@ def test_unused_entry_hint_in_the_syntax_of_the_documents(tmp_path: Path) -> Non
     assert "[@k]" in md.hint
     assert ":cite:`k`" in rst.hint
     assert "[@" not in rst.hint
+
+
+def test_crossref_child_inheriting_the_url_is_no_duplicate(tmp_path: Path) -> None:
+    # biblatex-software's example: a code fragment of the Parmap library (JabRef test data)
+    parent = ("@software{parmap,\n  title = {The Parmap library},\n  author = {Di Cosmo, Roberto},\n"
+              "  date = {2020},\n  url = {https://rdicosmo.github.io/parmap/},\n}\n")
+    child = "@software{simplemapper,\n  subtitle = {Core mapping routine},\n{xref}}\n"
+    assert Code.DUPLICATE_WORK not in _codes(
+        tmp_path, parent + child.replace("{xref}", "  crossref = {parmap},\n"))
+    copy = parent.replace("{parmap,", "{parmap2,")
+    assert Code.DUPLICATE_WORK in _codes(tmp_path, parent + copy)
