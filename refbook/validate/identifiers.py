@@ -40,6 +40,8 @@ ARXIV_IN_TEXT = re.compile(
 # spaces, whose space run is only tried from its start ((?<!\s)): from each of its positions
 # a long run of spaces was rescanned, quadratic in the run.
 LIST_SEPARATOR = re.compile(r"[,;]|(?<!\s)\s+and\s+")
+# What library catalogues write after a number: "092492201X (PBK)", "2689-6575(ELECTRONIC)".
+QUALIFIER = re.compile(r"\([A-Za-z. -]{1,30}\)")
 TEXT_FIELDS = ("howpublished", "journal", "journaltitle", "booktitle", "publisher", "organization",
                "institution", "school", "series", "note", "address", "location", "title")
 
@@ -112,7 +114,8 @@ def _isbn_parts(value: str) -> list[str]:
     """The ISBNs of an isbn field (comma-, semicolon-, 'and'- or space-separated)."""
     out: list[str] = []
     for part in LIST_SEPARATOR.split(value):
-        part = re.sub(r"(?i)^\s*isbn(?:-1[03])?:?\s*", "", part).strip()
+        part = re.sub(r"(?i)^\s*isbn(?:-1[03])?:?\s*", "", part)
+        part = QUALIFIER.sub("", part).strip()
         tokens = part.split()
         if len(tokens) > 1 and all(len(re.sub(r"-", "", t)) in (10, 13) for t in tokens):
             out.extend(tokens)
@@ -292,6 +295,7 @@ def _isbn_issn(entry: Entry) -> Iterator[Diagnostic]:
     f = entry.field("issn")
     if f is not None and f.value.strip():
         for part in LIST_SEPARATOR.split(to_text(f.value)):
+            part = QUALIFIER.sub("", part)
             if part.strip() and not _issn_ok(part.strip()):
                 yield at(Code.ISSN_CHECKSUM, entry, f, f"issn {show(part.strip())} is not a valid "
                          "ISSN (NNNN-NNNC with a matching check digit)",

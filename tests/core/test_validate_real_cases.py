@@ -176,3 +176,15 @@ def test_crossref_child_inheriting_the_url_is_no_duplicate(tmp_path: Path) -> No
         tmp_path, parent + child.replace("{xref}", "  crossref = {parmap},\n"))
     copy = parent.replace("{parmap,", "{parmap2,")
     assert Code.DUPLICATE_WORK in _codes(tmp_path, parent + copy)
+
+
+def test_catalogue_qualifiers_after_isbn_and_issn(tmp_path: Path) -> None:
+    # Better BibTeX and Mendeley exports: "092492201X (PBK)", "2689-6575(ELECTRONIC)"
+    good = _entry(isbn="092492201X (PBK)", issn="2689-6575(ELECTRONIC)")
+    codes = _codes(tmp_path, good)
+    assert Code.ISBN_CHECKSUM not in codes
+    assert Code.ISSN_CHECKSUM not in codes
+    bad = _entry(isbn="0924922011 (PBK)", issn="2689-6576(ELECTRONIC)")
+    codes = _codes(tmp_path, bad)
+    assert Code.ISBN_CHECKSUM in codes
+    assert Code.ISSN_CHECKSUM in codes
