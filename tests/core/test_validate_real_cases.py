@@ -188,3 +188,12 @@ def test_catalogue_qualifiers_after_isbn_and_issn(tmp_path: Path) -> None:
     codes = _codes(tmp_path, bad)
     assert Code.ISBN_CHECKSUM in codes
     assert Code.ISSN_CHECKSUM in codes
+
+
+def test_host_config_carries_the_host_style() -> None:
+    from refbook.config import host_config
+
+    config, _ = host_config({}, ".", style="numeric")
+    assert config.style == "numeric"
+    config, _ = host_config({"style": "chicago-author-date"}, ".", style="numeric")
+    assert config.style == "chicago-author-date"
