@@ -108,6 +108,12 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         config = _config(args)
     except ConfigError as exc:
         parser.error(str(exc))
+    if config.style:
+        from refbook.styles import available_styles
+
+        if config.style not in available_styles():
+            parser.error(f"style {config.style!r} is not installed; installed styles: "
+                         f"{', '.join(sorted(available_styles()))}")
     # "--docs docs refs.bib" puts the .bib after --docs: sort every path by what it is.
     paths = [*args.paths, *args.docs]
     bibs = [p for p in paths if not _is_doc(p) and (p in args.paths or p.endswith(".bib"))]

@@ -197,3 +197,15 @@ def test_host_config_carries_the_host_style() -> None:
     assert config.style == "numeric"
     config, _ = host_config({"style": "chicago-author-date"}, ".", style="numeric")
     assert config.style == "chicago-author-date"
+
+
+def test_check_command_takes_the_style(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from refbook.cli import main
+
+    path = tmp_path / "refs.bib"
+    path.write_text(_entry(title="Optimizing I/O Performance"), encoding="utf-8")
+    assert main(["check", str(path), "--style", "numeric", "--format", "json"]) == 0
+    assert '"refbook.title-case"' in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["check", str(path), "--style", "no-such-style"])
+    assert "not installed" in capsys.readouterr().err
