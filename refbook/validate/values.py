@@ -143,6 +143,9 @@ PRINTED = frozenset(("title", "subtitle", "titleaddon", "maintitle", "booktitle"
 # Commands written to vanish: sort tricks (\noopsort{a}) and index or label markers.
 INVISIBLE = frozenset(("noopsort", "sortnoop", "SortNoop", "noop", "nocite", "hyphenation",
                        "label", "index", "relax", "protect", "ignorespaces"))
+# Spacing struts of typeset sources: no text, but they leave TeX in math and braces behind.
+LEFTOVER = frozenset(("vphantom", "hphantom", "phantom", "strut", "mathstrut", "smash"))
+_LEFTOVER_IN_MATH = re.compile(r"\\(?:" + "|".join(sorted(LEFTOVER)) + r")\b")
 _COMMAND = re.compile(r"\\([A-Za-z]+)\*?\s*(.*)", re.DOTALL)
 
 
@@ -156,7 +159,8 @@ def _macros(entry: Entry) -> Iterator[Diagnostic]:
         gone = []
         for raw in _raws(nodes):
             m = _COMMAND.match(raw)
-            if m is None or m.group(1) in INVISIBLE or not re.search(r"\w", m.group(2)):
+            if m is None or m.group(1) in INVISIBLE or (
+                    not re.search(r"\w", m.group(2)) and m.group(1) not in LEFTOVER):
                 continue  # a switch (\\sc) leaves its text: only an argument vanishes
             gone.append((m.group(1), raw.strip()))
         if gone:
@@ -169,9 +173,14 @@ def _macros(entry: Entry) -> Iterator[Diagnostic]:
 
 
 def _raws(nodes: latex.PInlines) -> Iterator[str]:
+    """The raw TeX refbook prints as nothing, and the struts left in math (printed as source)."""
     for n in nodes:
         if isinstance(n, latex.PRaw):
             yield n.text
+        elif isinstance(n, latex.PMath):
+            found = _LEFTOVER_IN_MATH.search(n.text)
+            if found:
+                yield found.group() + "{}"
         children = getattr(n, "children", None)
         if children:
             yield from _raws(children)

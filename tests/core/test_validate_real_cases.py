@@ -120,6 +120,8 @@ def test_proceedings_journal_of_an_article(tmp_path: Path) -> None:
 
 def test_leftover_tex_is_reported(tmp_path: Path) -> None:
     assert Code.UNDEFINED_MACRO in _codes(tmp_path, _entry(title="Mass \\vphantom{x} Scale"))
+    assert Code.UNDEFINED_MACRO in _codes(tmp_path, _entry(title="Mass {\\vphantom{}} Scale"))
+    assert Code.UNDEFINED_MACRO in _codes(tmp_path, _entry(title="The $B^{\\vphantom{}}_s$ Meson"))
     for title in ("{\\sc Lisp} Systems", "A \\noopsort{b}Title", "Caf\\'e \\emph{x}"):
         assert Code.UNDEFINED_MACRO not in _codes(tmp_path, _entry(title=title)), title
 
