@@ -303,7 +303,9 @@ def settings_from(values: base.Config, config_file: str | None,
                    f"{', '.join(sorted(code.slug for code in Code))}")
             raise PluginError(msg)
     try:
-        check, _ = host_config(values["check"], root, strict=bool(values["strict"]))
+        # the rules about output ask the book's style whether a suspected problem shows
+        check, _ = host_config(values["check"], root, strict=bool(values["strict"]),
+                               style=str(values["style"]))
     except CheckConfigError as exc:
         where = "'check' option: " if values["check"] is not None else ""
         msg = (f"refbook: {where}{exc} (the validation options are select, ignore, severity, "

@@ -10,7 +10,7 @@ family (``identifiers``) or ``ALL``, as in ruff's ``select``/``ignore``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -83,7 +83,9 @@ class Config:
     reported. ``severity``: ``(code, "error"|"warning"|"info"|"off")`` pairs overriding a code's
     default. ``per_entry_ignore``: ``(entry key, codes)`` pairs, the config-side twin of an
     entry's ``refbook-ignore = {code, …}`` field. ``extra_fields``: field names accepted besides
-    the BibTeX/BibLaTeX and tool fields. ``strict``: warnings fail like errors.
+    the BibTeX/BibLaTeX and tool fields. ``strict``: warnings fail like errors. ``style``: the
+    citation style the book renders with (empty: the default style); rules about output ask it
+    whether a suspected problem changes what is printed (``refbook.validate.output``).
     """
 
     select: tuple[str, ...] = ()
@@ -92,6 +94,7 @@ class Config:
     per_entry_ignore: tuple[tuple[str, tuple[str, ...]], ...] = ()
     extra_fields: tuple[str, ...] = ()
     strict: bool = False
+    style: str = ""
 
     def __post_init__(self) -> None:
         # Validate eagerly so that a typo in conf.py / mkdocs.yml fails at startup, not silently.
@@ -131,6 +134,9 @@ class Config:
         strict = options.get("strict", False)
         if not isinstance(strict, bool):
             raise ConfigError(f"strict must be true or false, not {strict!r}")
+        style = options.get("style") or ""
+        if not isinstance(style, str):
+            raise ConfigError(f"style must be a style name, not {style!r}")
         return cls(
             select=_split(options.get("select") or ()),
             ignore=_split(options.get("ignore") or ()),
@@ -138,6 +144,7 @@ class Config:
             per_entry_ignore=tuple((str(k), _split(v)) for k, v in per.items()),
             extra_fields=tuple(f.lower() for f in _split(options.get("extra_fields") or ())),
             strict=strict,
+            style=style.strip(),
         )
 
     def enabled(self, code: Code) -> bool:
@@ -188,14 +195,15 @@ def pyproject_options(file: Path) -> dict[str, Any]:
 
 
 def host_config(options: Mapping[str, Any] | None, folder: str | Path,
-                *, strict: bool = False) -> tuple[Config, str]:
+                *, strict: bool = False, style: str = "") -> tuple[Config, str]:
     """The validation config of a book and where it came from.
 
     ``options``: the host's own mapping (``refbook_check`` in ``conf.py``, ``check:`` in
     ``mkdocs.yml``); when it is not given, the ``[tool.refbook.check]`` table of the
     ``pyproject.toml`` in ``folder`` (the folder of ``conf.py`` / ``mkdocs.yml``), so that the
     build and ``refbook check`` run there agree. ``strict`` (the host's strict option) is
-    or-ed with the mapping's.
+    or-ed with the mapping's; ``style`` (the host's style option) is the style the rules ask
+    when the mapping names none.
     """
     if options is None:
         file = Path(folder) / "pyproject.toml"
@@ -210,6 +218,7 @@ def host_config(options: Mapping[str, Any] | None, folder: str | Path,
     except ConfigError as exc:
         raise ConfigError(f"{origin}: {exc}" if origin else str(exc)) from exc
     if strict and not config.strict:
-        config = Config(config.select, config.ignore, config.severity, config.per_entry_ignore,
-                        config.extra_fields, strict=True)
+        config = replace(config, strict=True)
+    if style and not config.style:
+        config = replace(config, style=style)
     return config, origin

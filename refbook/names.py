@@ -25,7 +25,7 @@ from refbook import latex
 from refbook.latex import PInline, PSpace, PSpan, PStr
 from refbook.models import Person
 
-__all__ = ["parse_names", "parse_names_pandoc"]
+__all__ = ["is_et_al", "parse_names", "parse_names_pandoc"]
 
 # Control sequences BibTeX treats as letters when deciding a word's case (bibtex.web).
 _SPECIAL_UPPER = frozenset({"OE", "AE", "AA", "O", "L"})
@@ -35,6 +35,15 @@ _SPECIAL_LOWER = frozenset({"oe", "ae", "aa", "o", "l", "ss", "i", "j"})
 # --------------------------------------------------------------------------------------------
 # BibTeX's splitting
 # --------------------------------------------------------------------------------------------
+
+
+_ET_AL = re.compile(r"et\.?(?:\s|~|\u00a0)*al\.?", re.IGNORECASE)
+
+
+def is_et_al(name: str) -> bool:
+    """Whether a name of the list is a literal "et al." (``A and B and et al.``): BibTeX prints
+    it as a person, so it is read as ``others``, what its writer meant."""
+    return _ET_AL.fullmatch(name.strip()) is not None
 
 
 _AND_SPLIT = re.compile(r"\s[Aa][Nn][Dd](?=\s)")
@@ -169,7 +178,7 @@ def _person(name: str, problems: list[str]) -> Person | None:
     if not name:
         problems.append("empty name in the list")
         return None
-    if name == "others":
+    if name == "others" or is_et_al(name):
         return Person(others=True)
     if _is_single_group(name):
         return Person(literal=latex.to_text(name[1:-1]))
@@ -283,7 +292,10 @@ def _split_on(nodes: list[PInline], is_sep: object) -> list[list[PInline]]:
 
 
 def split_by_and(nodes: tuple[PInline, ...]) -> list[list[PInline]]:
-    """Split pandoc-shaped nodes at a word ``and`` between spaces (names, literal lists)."""
+    """Split pandoc-shaped nodes at a word ``and`` between spaces (names, literal lists).
+
+    In any letter case, as BibTeX splits (``AND`` in capitals is a separator there, and pandoc
+    alone would read the whole list as one garbled name)."""
     parts: list[list[PInline]] = [[]]
     k = 0
     n = len(nodes)
@@ -291,7 +303,8 @@ def split_by_and(nodes: tuple[PInline, ...]) -> list[list[PInline]]:
         if (
             k + 2 < n
             and isinstance(nodes[k], PSpace)
-            and nodes[k + 1] == PStr("and")
+            and isinstance(nodes[k + 1], PStr)
+            and nodes[k + 1].text.lower() == "and"  # type: ignore[union-attr]
             and isinstance(nodes[k + 2], PSpace)
         ):
             parts.append([])
@@ -362,7 +375,7 @@ def _unwords(words: list[list[PInline]]) -> str:
 
 
 def _pandoc_person(nodes: list[PInline], *, useprefix: bool) -> Person | None:
-    if nodes == [PStr("others")]:
+    if nodes == [PStr("others")] or is_et_al(latex.stringify(nodes)):
         return Person(others=True)
     if len(nodes) == 1 and isinstance(nodes[0], PSpan) and nodes[0].cls == "":
         literal = latex.stringify(nodes[0].children)

@@ -246,7 +246,8 @@ def resolve_book(
     # one configuration for both, as `refbook check --docs` applies it
     bib_problems = _bib_checks(bib, check, files_digest(bibfiles), cache_dir)
     used = set(bib.keys()) if everything else {k for k, _ in res.entries} | cited_set | foot_used
-    unused = unused_entries(bib, used) if check.enabled(Code.UNUSED_ENTRY) else []
+    unused = (unused_entries(bib, used, syntax="sphinx") if check.enabled(Code.UNUSED_ENTRY)
+              else [])
     cite_problems = apply_config([*res.diagnostics, *problems], check, bib)
     cite_problems += _summed_up(apply_config(unused, check, bib))
     book = Book(res, tuple(all_specs), listed, anchors, home, local, tooltips, back, {},

@@ -88,10 +88,10 @@ BIB = r"""@article{good2020,
 
 @inproceedings{caps2013,
   author = {Case, Carl},
-  title = {Training BERT on GPUs},
+  title = {Training BERT on I/O},
   booktitle = {Proceedings of Things},
   year = {2013},
-  pages = {7-9},
+  pages = {7‐9},
   month = {Smarch},
 }
 
@@ -284,7 +284,7 @@ def test_parity_book_defects_are_where_a_reviewer_puts_them(reports: dict[str, s
         ("refbook.url-scheme-duplicated", "refs.bib", 52),
         ("refbook.others-not-last", "refs.bib", 56),
         ("refbook.title-case", "refs.bib", 64),
-        ("refbook.pages-dash", "refs.bib", 67),
+        ("refbook.pages-dash", "refs.bib", 67),         # a Unicode hyphen: printed as written
         ("refbook.month-invalid", "refs.bib", 68),
         ("refbook.unused-entry", "refs.bib", 71),       # uncited2012
         ("refbook.syntax", "refs.bib", 80),

@@ -123,13 +123,16 @@ def find_documents(paths: Iterable[Path]) -> list[Path]:
 
 
 def check_citations(bib: Bibliography, cited: Sequence[tuple[str, Location]], *,
-                    lists_all: bool = False, fold_case: bool = False) -> list[Diagnostic]:
+                    lists_all: bool = False, fold_case: bool = False,
+                    syntax: str = "markdown") -> list[Diagnostic]:
     """Unknown and case-mismatched keys at their citation; unused entries at their entry.
 
     ``fold_case``: a key cited with other letter case stands for its entry (``key-case``), as
     in the MkDocs host (``Registry.resolve(fold_case=True)``).
     ``lists_all``: a document lists every entry (``<!-- refbook:bibliography all -->``, a
     bibliography directive with ``:all:`` or ``:notcited:``), so no entry is unused.
+    ``syntax``: the documents' citation syntax, for the unused-entry hint (see
+    :func:`unused_entries`).
     """
     out: list[Diagnostic] = []
     index = KeyIndex(bib.keys())  # a Bibliography iterates entries, not keys
@@ -146,19 +149,28 @@ def check_citations(bib: Bibliography, cited: Sequence[tuple[str, Location]], *,
                 continue
         out.append(unresolved_key(key, where, index))
     if not lists_all:
-        out += unused_entries(bib, used)
+        out += unused_entries(bib, used, syntax=syntax)
     return out
 
 
-def unused_entries(bib: Bibliography, used: Container[str]) -> list[Diagnostic]:
+#: how a book cites a key, by the syntax of its documents (one hint, in the book's syntax)
+CITE_EXAMPLE = {"markdown": "[@{key}]", "rst": ":cite:`{key}`", "myst": "{{cite}}`{key}`",
+                "sphinx": ":cite:`{key}` in reST, {{cite}}`{key}` in MyST"}
+
+
+def unused_entries(bib: Bibliography, used: Container[str], *,
+                   syntax: str = "markdown") -> list[Diagnostic]:
     """An ``unused-entry`` diagnostic at each entry whose key is not in ``used``.
 
     The hosts pass the keys their reference lists show (cited, ``nocite``, ``all`` lists);
-    ``refbook check --docs`` passes the keys the documents cite.
+    ``refbook check --docs`` passes the keys the documents cite. ``syntax``: a key of
+    :data:`CITE_EXAMPLE` (``markdown`` for Pandoc/MkDocs, ``rst``, ``myst``, ``sphinx`` for both).
     """
+    example = CITE_EXAMPLE.get(syntax, CITE_EXAMPLE["markdown"])
     return [Diagnostic(Code.UNUSED_ENTRY, f"entry {entry.key!r} is never cited nor listed in "
                        "the book", entry.location,
-                       f"cite it (e.g. [@{entry.key}]) or remove it; to keep it without citing, "
+                       f"cite it (e.g. {example.format(key=entry.key)}) or remove it; to keep it "
+                       "without citing, "
                        "add refbook-ignore = {unused-entry} to the entry", entry.key)
             for entry in bib if entry.key not in used]
 

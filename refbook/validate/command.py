@@ -60,6 +60,10 @@ def add_check_parser(sub: Any) -> None:
                    help="never report these codes or families (comma-separated; repeatable)")
     k.add_argument("--severity", action="append", default=[], metavar="CODE=LEVEL",
                    help="set the severity of a code or family: error, warning, info or off")
+    k.add_argument("--style", metavar="NAME",
+                   help="the citation style the book uses (default: the config's, else "
+                        "chicago-author-date): rules about output report only what changes "
+                        "what this style prints")
     k.add_argument("--fix", action="store_true",
                    help="rewrite unambiguous defects of .bib files (DOI prefix, doubled URL "
                         "scheme, page dashes, braced month macros; atomically, every other "
@@ -94,7 +98,7 @@ def _config(args: argparse.Namespace) -> Config:
     return Config(select=_split(args.select) or base.select,
                   ignore=base.ignore + _split(args.ignore), severity=tuple(severity),
                   per_entry_ignore=base.per_entry_ignore, extra_fields=base.extra_fields,
-                  strict=args.strict or base.strict)
+                  strict=args.strict or base.strict, style=args.style or base.style)
 
 
 def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -109,6 +113,12 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         config = _config(args)
     except ConfigError as exc:
         parser.error(str(exc))
+    if config.style:
+        from refbook.styles import available_styles
+
+        if config.style not in available_styles():
+            parser.error(f"style {config.style!r} is not installed; installed styles: "
+                         f"{', '.join(sorted(available_styles()))}")
     # "--docs docs refs.bib" puts the .bib after --docs: sort every path by what it is.
     paths = [*args.paths, *args.docs]
     bibs = [p for p in paths if not _is_doc(p) and (p in args.paths or p.endswith(".bib"))]
@@ -136,8 +146,12 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             text = read_document(doc)
             cited.extend(scan_text(text, str(doc), rst=doc.suffix.lower() == ".rst"))
             lists_all = lists_all or lists_every_entry(text)
-        diags += apply_config(check_citations(bib, cited, lists_all=lists_all,
-                                              fold_case=args.ignore_key_case), config, bib)
+        suffixes = {doc.suffix.lower() for doc in find_documents(docs)}
+        syntax = "rst" if suffixes == {".rst"} else "markdown" if ".rst" not in suffixes \
+            else "sphinx"
+        diags += apply_config(check_citations(bib, cited, lists_all=lists_all, syntax=syntax,
+                                              fold_case=args.ignore_key_case),
+                              config, bib)
     diags.sort(key=lambda d: (d.location.file if d.location else "",
                               d.location.line if d.location else 0, d.code.slug))
     for line in fixed:

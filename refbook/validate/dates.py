@@ -25,6 +25,14 @@ ISO_DATE = re.compile(r"^(-?\d{4})(?:-(\d{2})(?:-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}
                       r"(?:Z|[+-]\d{2}:?\d{2})?)?)?)?[?~%]?$")
 # (possessive \s*+: "\s*\.?\s*$" split a long run of spaces between its two \s* in every way)
 TITLE_YEAR = re.compile(r"(?:,\s*+((?:19|20)\d{2})|\s\(((?:19|20)\d{2})\))\s*+(?:\.\s*+)?$")
+# What comes before a year that belongs to the title: a day or a month ("…, September 6-9,
+# 2022", "…, 6 June, 2021") in a proceedings title that ends in its dates.
+_MONTH_WORDS = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+                r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
+DATE_BEFORE = re.compile(rf"(?:\d|\b(?:{_MONTH_WORDS})\.?)\s*+$", re.IGNORECASE)
+# A title that names a meeting or a volume of its papers ends in the meeting's date by nature.
+MEETING = re.compile(r"\b(?:proceedings|proc\.|conference|symposium|workshop|congress|meeting)\b",
+                     re.IGNORECASE)
 
 
 def check_entry(entry: Entry, config: Config) -> Iterator[Diagnostic]:
@@ -101,6 +109,9 @@ def _title_year(entry: Entry) -> Iterator[Diagnostic]:
     if f is None:
         return
     m = TITLE_YEAR.search(f.value)
+    if m and m.group(1) and (DATE_BEFORE.search(f.value, 0, m.start())
+                             or MEETING.search(f.value) or entry.type.endswith("proceedings")):
+        return  # "…, September 6-9, 2022": the meeting's date, part of the title
     if m:
         fixed = f.value[: m.start()].rstrip()
         year = m.group(1) or m.group(2)

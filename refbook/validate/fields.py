@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from refbook.config import ConfigError, expand_selector
 from refbook.diagnostics import Code
 from refbook.latex import to_text
+from refbook.validate.output import output_changes
 from refbook.validate.report import IGNORE_FIELD, at
 
 if TYPE_CHECKING:
@@ -99,6 +100,17 @@ hal_version swhid license rating mesh journal-iso journal-full author-email cite
 doc-delivery-number number-of-cited-references times-cited usage-count-last-180-days
 usage-count-since-2013 web-of-science-categories research-areas funding-acknowledgement
 funding-text oa eissn reportnumber
+shortjournal abstractnote extra accessdate librarycatalog archive archive_location archivelocation
+call-number callnumber rights citekey bibtex-key jabref-meta entrytype read local-url
+bdsk-url-3 bdsk-url-4 bdsk-file-2 bdsk-file-3 file2 tags
+mrclass mrnumber mrreviewer fjournal zblnumber msc
+acmid numpages issue_date articleno
+collaboration slaccitation
+googlebooks gsid lccn coden oclc asin ppn
+keywords-plus author-keywords unique_id pubmedid isi wos scopus article-number num-pages
+notes review
+handle subject-category medline-pst medline-da medline-dcom medline-lr medline-jid medline-stat
+introducedin swhid
 """)) | {IGNORE_FIELD}
 # BibLaTeX data annotations (author+an = {1=corresponding}) belong to their field.
 ANNOTATION_SUFFIX = "+an"
@@ -137,6 +149,10 @@ def check_entry(entry: Entry, config: Config) -> Iterator[Diagnostic]:
             yield from _ignore_field(entry)
         elif f.name not in allowed and not (
                 f.name.endswith(ANNOTATION_SUFFIX) and f.name.split("+")[0] in KNOWN_FIELDS):
+            standard = SYNONYMS.get(f.name, "")
+            if standard and (standard in entry or not output_changes(
+                    entry, f.name, f.value, config.style, rename=standard)):
+                continue  # Mendeley's city on an article: the style would not print it anyway
             close = ([SYNONYMS[f.name]] if f.name in SYNONYMS else
                      difflib.get_close_matches(f.name, sorted(KNOWN_FIELDS), n=1, cutoff=0.75))
             hint = (f"did you mean {close[0]}?" if close else
@@ -160,6 +176,14 @@ CONTAINER_OF = {
                             "collection", "book", "mvbook", "mvproceedings", "mvcollection"}),
 }
 CONFERENCE = re.compile(r"\b(conference|symposium|workshop)\b", re.IGNORECASE)
+# "Proceedings of the 12th International …, 2019": a volume of conference papers. Journals
+# named Proceedings (PNAS, Proc. IEEE, Proc. R. Soc., PVLDB, PACM …) name no meeting.
+PROCEEDINGS = re.compile(r"\b(?:proceedings|proc\.)", re.IGNORECASE)
+MEETING_MARK = re.compile(r"\b(?:annual|international|\d+(?:st|nd|rd|th)|(?:19|20)\d\d)\b|'\d\d\b",
+                          re.IGNORECASE)
+JOURNAL_PROCEEDINGS = re.compile(r"\b(?:national academy|of the ieee|royal society|r\. soc|"
+                                 r"endowment|acm on|american mathematical|amer\. math)",
+                                 re.IGNORECASE)
 JOURNAL_WORD = re.compile(r"\b(journal|transactions|letters|series|review|magazine)\b",
                           re.IGNORECASE)
 
@@ -177,10 +201,19 @@ def _belongs(entry: Entry) -> Iterator[Diagnostic]:
                     "@incollection; otherwise move the venue to howpublished or note")
         yield at(Code.FIELD_TYPE, entry, f, f"@{entry.type} {entry.key!r} has {name} "
                  f"{to_text(f.value)!r}, which @{entry.type} does not print", hint)
+    issue = entry.field("issue")
+    if (entry.type == "article" and issue is not None and issue.value.strip()
+            and not entry.get("number").strip()):
+        yield at(Code.ISSUE_FIELD, entry, issue, f"@article {entry.key!r} has issue "
+                 f"{to_text(issue.value)!r} but no number; styles print an article's number, "
+                 "so the issue is lost", f"write number = {{{to_text(issue.value)}}} instead "
+                 "of issue")
     j = entry.field("journal") or entry.field("journaltitle")
     if entry.type == "article" and j is not None:
         text = to_text(j.value)
-        if CONFERENCE.search(text) and not JOURNAL_WORD.search(text):
+        if (CONFERENCE.search(text) and not JOURNAL_WORD.search(text)) or (
+                PROCEEDINGS.search(text) and MEETING_MARK.search(text)
+                and not JOURNAL_PROCEEDINGS.search(text)):
             yield at(Code.JOURNAL_VENUE, entry, j, f"@article {entry.key!r} has {j.name} "
                      f"{text!r}, which is a conference, not a journal",
                      f"make it @inproceedings{{{entry.key}, …}} with booktitle = {{{text}}} "

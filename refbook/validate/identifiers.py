@@ -21,12 +21,13 @@ if TYPE_CHECKING:
     from refbook.diagnostics import Diagnostic
     from refbook.models import Entry, Field
 
-__all__ = ["arxiv_of", "check_entry", "doi_of", "url_key"]
+__all__ = ["arxiv_of", "check_entry", "doi_of", "url_key", "url_text"]
 
 DOI_PREFIX = re.compile(
     r"^\s*(?:(?:https?://)?(?:dx\.)?(?:doi\.org|doi\.acm\.org|doi\.ieeecomputersociety\.org)/"
     r"|doi:\s*)+", re.IGNORECASE)
-DOI_RE = re.compile(r"^10\.\d{4,9}(?:\.\d+)*/\S+$")
+# a DOI, or a short DOI (10/gkb5pd: doi.org resolves it to the full one)
+DOI_RE = re.compile(r"^10\.\d{4,9}(?:\.\d+)*/\S+$|^10/[A-Za-z0-9]+$")
 SCHEME_TWICE = re.compile(r"\b(?:https?|ftp)://+(?=(?:https?|ftp)://)", re.IGNORECASE)
 URL_IN_TEXT = re.compile(r"\\url\{|\bhttps?://|\bwww\.[a-z0-9-]+\.[a-z]", re.IGNORECASE)
 ARXIV_NEW = re.compile(r"^(\d{2})(\d{2})\.\d{4,5}(?:v\d+)?$")
@@ -39,8 +40,20 @@ ARXIV_IN_TEXT = re.compile(
 # spaces, whose space run is only tried from its start ((?<!\s)): from each of its positions
 # a long run of spaces was rescanned, quadratic in the run.
 LIST_SEPARATOR = re.compile(r"[,;]|(?<!\s)\s+and\s+")
+# What library catalogues write after a number: "092492201X (PBK)", "2689-6575(ELECTRONIC)".
+QUALIFIER = re.compile(r"\([A-Za-z. -]{1,30}\)")
 TEXT_FIELDS = ("howpublished", "journal", "journaltitle", "booktitle", "publisher", "organization",
                "institution", "school", "series", "note", "address", "location", "title")
+
+
+def url_text(value: str) -> str:
+    """A url field as the styles link it: verbatim (``~`` is a tilde, not a space), without
+    the braces that protect it or a ``\\url{…}`` around it."""
+    text = value.strip()
+    m = re.fullmatch(r"\\url\s*\{(.*)\}", text, re.DOTALL)
+    if m:
+        text = m.group(1)
+    return text.replace("{", "").replace("}", "").strip()
 
 
 def _text(entry: Entry, name: str) -> str:
@@ -101,7 +114,8 @@ def _isbn_parts(value: str) -> list[str]:
     """The ISBNs of an isbn field (comma-, semicolon-, 'and'- or space-separated)."""
     out: list[str] = []
     for part in LIST_SEPARATOR.split(value):
-        part = re.sub(r"(?i)^\s*isbn(?:-1[03])?:?\s*", "", part).strip()
+        part = re.sub(r"(?i)^\s*isbn(?:-1[03])?:?\s*", "", part)
+        part = QUALIFIER.sub("", part).strip()
         tokens = part.split()
         if len(tokens) > 1 and all(len(re.sub(r"-", "", t)) in (10, 13) for t in tokens):
             out.extend(tokens)
@@ -149,13 +163,17 @@ def _doi(entry: Entry) -> Iterator[Diagnostic]:
         yield at(Code.DOI_SYNTAX, entry, f, f"doi {show(raw)} is not a DOI: {why}",
                  "copy the DOI from the publisher's page (it looks like 10.1145/3600006.3613165); "
                  "put a web address in url instead")
+    elif bare.endswith((".", ",", ";")):
+        yield at(Code.DOI_END, entry, f, f"doi {show(raw)} ends with {bare[-1]!r}, which is "
+                 "punctuation pasted with it: the link leads nowhere",
+                 f"write doi = {{{bare.rstrip('.,;')}}}")
 
 
 def _urls(entry: Entry) -> Iterator[Diagnostic]:
     f = entry.field("url")
     if f is None or not f.value.strip():
         return
-    raw = to_text(f.value).strip()
+    raw = url_text(f.value)
     tokens = raw.split()
     found = [t for t in re.split(r"[\s|,;]+", raw) if re.match(r"(?i)[a-z][a-z0-9+.-]*://", t)]
     if len(found) > 1:
@@ -217,7 +235,9 @@ def _consistency(entry: Entry) -> Iterator[Diagnostic]:
                      f"is {doi!r}",
                      "check which DOI is this work's; then remove url (styles link the doi)")
     ud = entry.field("urldate")
-    if ud is not None and ud.value.strip() and not entry.get("url").strip():
+    linked = entry.get("url").strip() or entry.get("doi").strip() or entry.get("eprint").strip()
+    if ud is not None and ud.value.strip() and not linked:
+        # with a doi or eprint the style links that, and the access date goes with the link
         yield at(Code.URLDATE_WITHOUT_URL, entry, ud, f"urldate {show(ud.value)} is set but the "
                  "entry has no url", "add the url that was accessed, or remove urldate")
 
@@ -275,6 +295,7 @@ def _isbn_issn(entry: Entry) -> Iterator[Diagnostic]:
     f = entry.field("issn")
     if f is not None and f.value.strip():
         for part in LIST_SEPARATOR.split(to_text(f.value)):
+            part = QUALIFIER.sub("", part)
             if part.strip() and not _issn_ok(part.strip()):
                 yield at(Code.ISSN_CHECKSUM, entry, f, f"issn {show(part.strip())} is not a valid "
                          "ISSN (NNNN-NNNC with a matching check digit)",

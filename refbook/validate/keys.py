@@ -60,13 +60,40 @@ class Signals:
     author: str  # title_key of the first author's family name
     year: str
     url: str     # the url field as text
+    parents: tuple[str, ...] = ()  # the keys it inherits from (crossref, xref), lower case
+    kind: str = ""  # "book" for whole volumes, "part" for what is published in one or alone
+
+
+# A book and an article (or chapter) of one title are two works: a monograph and its précis.
+_VOLUMES = frozenset(("book", "mvbook", "proceedings", "mvproceedings", "collection",
+                      "mvcollection", "reference", "mvreference", "periodical"))
 
 
 def signals(entry: Entry) -> Signals:
     """The :class:`Signals` of one entry."""
     ident, _ = arxiv_of(entry)
+    parents = tuple(k.strip().lower() for name in ("crossref", "xref")
+                    for k in entry.get(name).split(",") if k.strip())
     return Signals(doi_of(entry), ident, title_key(entry.get("title")), _first_author(entry),
-                   to_text(entry.get("year")).strip(), to_text(entry.get("url")).strip())
+                   to_text(entry.get("year")).strip(), to_text(entry.get("url")).strip(),
+                   parents, "book" if entry.type in _VOLUMES else "part")
+
+
+def _related(a: Signals, b: Signals, ka: str, kb: str) -> bool:
+    """Whether two entries are a volume and a part of it (a proceedings paper crossref-ing its
+    proceedings, both carrying the volume's DOI), or two parts of one volume: not one work
+    twice."""
+    return kb.lower() in a.parents or ka.lower() in b.parents or bool(
+        set(a.parents) & set(b.parents))  # two papers of one volume
+
+
+def _other_work(a: Signals, b: Signals) -> bool:
+    """Whether entries of one title and author are two works: years more than a year apart
+    (a preprint and its journal version are a year apart at most), or a book and an article."""
+    if re.fullmatch(r"\d{4}", a.year) and re.fullmatch(r"\d{4}", b.year) \
+            and abs(int(a.year) - int(b.year)) > 1:
+        return True
+    return a.kind != b.kind
 
 
 def check(bib: Bibliography, config: Config,
@@ -128,12 +155,19 @@ def _same_work(bib: Bibliography, sig: Mapping[str, Signals]) -> Iterator[Diagno
         reasons[later.key].append(why)
 
     for (kind, value), group in by_signal.items():
+        first = group[0]
         for later in group[1:]:
-            link(group[0], later, label[kind].format(value))
+            sa, sb = sig[first.key], sig[later.key]
+            if _related(sa, sb, first.key, later.key) or (
+                    kind.startswith("title") and _other_work(sa, sb)):
+                continue
+            link(first, later, label[kind].format(value))
     shared: list[tuple[Entry, Entry]] = []
     for group in urls.values():
         for later in group[1:]:
             first = group[0]
+            if _related(sig[first.key], sig[later.key], first.key, later.key):
+                continue  # a code fragment inheriting its library's url (crossref)
             ratio = difflib.SequenceMatcher(None, titles[first.key], titles[later.key]).ratio()
             if titles[first.key] and ratio >= 0.75:
                 link(first, later, f"same URL {to_text(later.get('url')).strip()}")

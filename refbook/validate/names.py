@@ -9,10 +9,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from refbook.diagnostics import Code
-from refbook.names import _split_and, parse_names
+from refbook.diagnostics import Code, Severity
+from refbook.names import _split_and, is_et_al, parse_names
 from refbook.validate.report import at
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ PARTICLES = frozenset(_words("""
 de del della der di da das dos du la le van von ten ter den st. st san al el ben bin mac mc o
 """))
 ROMAN = re.compile(r"^[IVX]+$")
+SUFFIXES = frozenset(_words("Jr Jr. Sr Sr. II III IV V"))
 ORG_SUFFIX = re.compile(r"\b(inc|incorporated|corporation|corp|llc|ltd|co|company|gmbh|ag)\b\.?",
                         re.IGNORECASE)
 
@@ -75,6 +77,7 @@ def check_entry(entry: Entry, config: Config) -> tuple[list[Diagnostic], tuple[S
                           "names with ' and ', and brace an organisation: {{World Health "
                           "Organization}}"))
         raw = [p.strip() for p in _split_and(f.value)]
+        out.extend(_separators(entry, f, raw))
         out.extend(_others(entry, f, persons))
         for i, p in enumerate(persons):
             written = raw[i] if len(raw) == len(persons) else _written(p)
@@ -93,7 +96,10 @@ def check_entry(entry: Entry, config: Config) -> tuple[list[Diagnostic], tuple[S
                               f"wrap the whole name in a second pair of braces: {{{org}}} "
                               f"(e.g. {f.name} = {{{{{org}}}}})"))
                 continue
-            out.extend(_punctuation(entry, f, p, written))
+            # "Natera Orozco, Luis Guillermo" among "Family, Given" names is one person
+            commas_elsewhere = any("," in r for j, r in enumerate(raw) if j != i)
+            out.extend(_punctuation(entry, f, p, written, commas_elsewhere=commas_elsewhere,
+                                    alone=len(raw) == 1))
     return out, tuple(spellings)
 
 
@@ -122,6 +128,27 @@ def _corporate(p: Person, written: str) -> str:
     return " ".join(x for x in (p.first, p.von, p.last, p.jr) if x)
 
 
+_AND_WORD = re.compile(r"\s([Aa][Nn][Dd])(?=\s)")
+
+
+def _separators(entry: Entry, f: Field, raw: list[str]) -> Iterator[Diagnostic]:
+    """'AND' in capitals between names, and a literal 'et al.' closing the list."""
+    if len(raw) > 1:
+        value = f.value
+        for m in _AND_WORD.finditer(value):
+            word = m.group(1)
+            before = value[:m.start()]
+            if word != "and" and before.count("{") == before.count("}"):
+                yield at(Code.AND_CASE, entry, f, f"{f.name} separates names with {word!r}; "
+                         "BibTeX and refbook split there, other tools read one garbled name",
+                         f"write 'and' in lower case between the names of {f.name}")
+                break
+    if len(raw) > 1 and is_et_al(raw[-1]):
+        yield at(Code.ET_AL_LITERAL, entry, f, f"{f.name} ends with 'and {raw[-1]}', which "
+                 "BibTeX prints as a person named 'al., et'",
+                 "write 'and others' at the end of the list (styles print et al. for it)")
+
+
 def _others(entry: Entry, f: Field, persons: tuple[Person, ...]) -> Iterator[Diagnostic]:
     for i, p in enumerate(persons[:-1]):
         if p.others:
@@ -135,13 +162,26 @@ def _others(entry: Entry, f: Field, persons: tuple[Person, ...]) -> Iterator[Dia
 _QUOTES = re.compile(r"[\"“”]|''|``")
 
 
-def _punctuation(entry: Entry, f: Field, p: Person, written: str) -> Iterator[Diagnostic]:
+def _punctuation(entry: Entry, f: Field, p: Person, written: str, *,
+                 commas_elsewhere: bool = False, alone: bool = False) -> Iterator[Diagnostic]:
     if _QUOTES.search("\0".join((p.first, p.von, p.last, p.jr))):
         clean = _QUOTES.sub("", written).strip()
         yield at(Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {written!r} contains quotes",
                  f"remove the quotes; a single handle or pseudonym goes in braces: {{{clean}}}")
         return
-    run_together = [w for w in p.first.split() if 2 <= len(w) <= 3 and w.isalpha() and w.isupper()]
+    if p.first in SUFFIXES and not p.jr:
+        # "W. D. Hibler, III": BibTeX reads III as the given name and W. D. as family
+        words = p.last.split()
+        family = " ".join(w for w in words if not w.endswith(".")) or p.last
+        given = " ".join(w for w in words if w.endswith("."))
+        yield at(Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {written!r} has the suffix "
+                 f"{p.first!r} where the given name goes (BibTeX reads family {p.last!r}, "
+                 f"given {p.first!r})",
+                 f"write 'Family, Suffix, Given': {family}, {p.first}, {given}" if given else
+                 f"write 'Family, Suffix, Given': {p.last}, {p.first}, …")
+        return
+    run_together = [w for w in p.first.split() if 2 <= len(w) <= 3 and w.isalpha() and w.isupper()
+                    and not ROMAN.match(w)]
     if run_together and p.last and not p.last.isupper():
         dotted = " ".join(
             " ".join(c + "." for c in w) if w in run_together else w for w in p.first.split())
@@ -155,8 +195,17 @@ def _punctuation(entry: Entry, f: Field, p: Person, written: str) -> Iterator[Di
     if last_words[0].lower() in PARTICLES or not all(w[:1].isupper() for w in last_words):
         return
     first_words = p.first.split()
-    if len(first_words) >= 2 and all(len(w) > 2 and w[0].isupper() and w[1:].islower()
+    if len(first_words) >= 2 and not commas_elsewhere and all(len(w) > 2 and w[0].isupper() and w[1:].islower()
                                      for w in first_words + last_words):
+        if alone:
+            # "Maureira Fredes, Cristián Danilo" alone has the shape of two people too: advice
+            yield replace(at(
+                Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {written!r} may be two people "
+                "joined by a comma, or one person with a compound family name (BibTeX reads "
+                f"family {p.last!r}, given {p.first!r})",
+                f"if they are two people, separate them with 'and': {p.last} and {p.first}"),
+                severity=Severity.INFO)
+            return
         yield at(Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {written!r} looks like two "
                  "people joined by a comma (BibTeX reads it as one person: "
                  f"family {p.last!r}, given {p.first!r})",

@@ -1,5 +1,9 @@
 """Rules for titles: case protection, lowercased acronyms, media in brackets, quotes, spaces.
 
+Case protection is reported only when the configured style would print the title differently
+with the braces (``refbook.validate.output``): styles that title-case titles, as the default
+does, keep an acronym as written.
+
 A title's words are read from its LaTeX source at brace depth 0: a word inside ``{…}`` is
 protected from the case changes of sentence-case styles (APA, BibTeX's own styles), a word
 outside is not.
@@ -11,6 +15,7 @@ import re
 from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code
+from refbook.validate.output import output_changes
 from refbook.validate.report import at, show
 
 if TYPE_CHECKING:
@@ -92,7 +97,7 @@ def check_entry(entry: Entry, config: Config) -> Iterator[Diagnostic]:
     """The family's rules on one entry (they look at no other entry)."""
     for f in entry.fields:
         if f.name in TITLE_FIELDS and f.value.strip():
-            yield from _case(entry, f)
+            yield from _case(entry, f, config)
             if f.name == "title":
                 yield from _medium(entry, f)
             yield from _quotes_spaces(entry, f)
@@ -102,7 +107,7 @@ _INNER_CAPITAL = re.compile(r"\S[A-Z]")
 _LOWER_WORD = re.compile(r"[a-z0-9]+")
 
 
-def _case(entry: Entry, f: Field) -> Iterator[Diagnostic]:
+def _case(entry: Entry, f: Field, config: Config) -> Iterator[Diagnostic]:
     value = f.value
     if value.isascii() and not _INNER_CAPITAL.search(value) and not any(
             w in LOST for w in _LOWER_WORD.findall(value)):
@@ -126,11 +131,15 @@ def _case(entry: Entry, f: Field) -> Iterator[Diagnostic]:
             elif core in LOST and not tool_name:
                 lost.append((start, start + len(core), LOST[core]))
     # Each hint shows the whole fix, so that applying either one leaves nothing to report.
+    if caps and not output_changes(entry, f.name, _brace(value, caps), config.style):
+        caps = []  # the style keeps these words as written (title case, or no case change)
+    elif len(caps) > 1:  # only the words whose braces change what the style prints
+        caps = [c for c in caps if output_changes(entry, f.name, _brace(value, [c]), config.style)]
     fixed = _brace(value, [(a, b, value[a:b]) for a, b, _ in caps] + lost)
     if caps:
         listing = ", ".join(repr(w) for _, _, w in caps)
         yield at(Code.TITLE_CASE, entry, f, f"{f.name} has {len(caps)} unprotected "
-                 f"word{'s' if len(caps) > 1 else ''} that sentence-case styles will lowercase: "
+                 f"word{'s' if len(caps) > 1 else ''} that the style changes: "
                  f"{listing}", f"brace them: {f.name} = {{{fixed}}}")
     if lost:
         listing = ", ".join(f"{value[a:b]!r} (probably {w})" for a, b, w in lost)
@@ -165,7 +174,33 @@ def _quotes_spaces(entry: Entry, f: Field) -> Iterator[Diagnostic]:
         fixed = re.sub(r'(?<![\\\w])"(.*?)(?<!\\)"', r"``\1''", value)
         yield at(Code.TITLE_QUOTES, entry, f, f"{f.name} {show(value)} uses straight double quotes",
                  f"write {f.name} = {{{fixed}}}")
-    if re.search(r"(?<!\\)~|\u00a0", value):
-        fixed = re.sub(r"(?<!\\)~|\u00a0", " ", value)
+    loose = _loose_ties(value)
+    if loose:
+        fixed = "".join(" " if i in loose else c for i, c in enumerate(value))
         yield at(Code.TITLE_NBSP, entry, f, f"{f.name} {show(value)} has a non-breaking space",
                  f"use a normal space: {f.name} = {{{fixed}}}")
+
+
+_TIE = re.compile(r"(?<!\\)~|\u00a0")
+# A tie that keeps a number, a numeral or a label with the word before it is typesetting
+# practice (Algorithms~{II}, Part~2, Fig.~3): only ties between plain words are pasted ones.
+_TIED_LABEL = re.compile(r"[{(\[]*+(?:\d|[IVXLCDM]++\b|[A-Z]\b|\\[A-Za-z])")
+_MATH = re.compile(r"\$[^$]*+\$|\\\(.*?\\\)|\\(?:text|mathrm|mbox|ensuremath)\{[^{}]*+\}")
+
+
+def _loose_ties(value: str) -> set[int]:
+    """Offsets of the non-breaking spaces of ``value`` between two words (not in math, not
+    before a number, a roman numeral or a one-letter label)."""
+    if "~" not in value and "\u00a0" not in value:
+        return set()
+    math = [m.span() for m in _MATH.finditer(value)]
+    out: set[int] = set()
+    for m in _TIE.finditer(value):
+        i = m.start()
+        if any(a <= i < b for a, b in math) or _TIED_LABEL.match(value, i + 1) or (
+                i and value[i - 1].isdigit()) or (  # 13~TeV: a number with its unit
+                i > 1 and value[i - 1] == "." and value[i - 2].isdigit()) or (  # 11.~Jahrhundert
+                value.startswith("-", i + 1)):  # Salvatoris~-- Vom: a tie before a dash
+            continue
+        out.add(i)
+    return out

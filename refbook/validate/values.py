@@ -6,8 +6,10 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING
 
+from refbook import latex
 from refbook.diagnostics import Code
 from refbook.latex import to_text
+from refbook.validate.output import output_changes
 from refbook.validate.report import IGNORE_FIELD, at, show
 
 if TYPE_CHECKING:
@@ -25,11 +27,14 @@ MONTHS = ("january", "february", "march", "april", "may", "june", "july", "augus
 # digit, so giving some back cannot help, and refusing to keeps a failed match linear (a run of
 # digits followed by 50k non-breaking spaces was quadratic).
 SINGLE_DASH = re.compile(
-    r"^\s*+([A-Za-z]?\d++[A-Za-z]?)\s*+(?:-|–|‐|‑)\s*+([A-Za-z]?\d++[A-Za-z]?)\s*+$")
+    r"^\s*+([A-Za-z]?\d++[A-Za-z]?)\s*+(?:-|‐|‑)\s*+([A-Za-z]?\d++[A-Za-z]?)\s*+$")
 RANGE = re.compile(r"^\s*+[A-Za-z]?(\d++)[A-Za-z]?\s*+(?:--|-|–)\s*+[A-Za-z]?(\d++)[A-Za-z]?\s*+$")
 VOLUME_OK = re.compile(
     r"^(?:[A-Za-z]?\d++[A-Za-z]?|[A-Z]|[IVXLCDM]++|[ivxlcdm]++|\d++\s*+(?:--?|–|/)\s*+[\dA-Za-z]++"
-    r"|abs/\S++)$")
+    r"|abs/\S++"
+    # one alphanumeric token with a digit: a conference's volume (ICHEP2022), a series' (BME-34)
+    r"|(?=[^\s]*\d)[A-Za-z\d]++(?:[-.][A-Za-z\d]++)*+)$")
+_DASH = re.compile(r"(\d[A-Za-z]?)\s*(?:-|‐|‑)\s*([A-Za-z]?\d)")
 # where a month range splits (the spaces around are stripped from the parts afterwards: a
 # pattern with \s* on both sides rescans a run of spaces from each of its positions)
 MONTH_RANGE = re.compile(r"--?|–|/")
@@ -37,19 +42,26 @@ MONTH_RANGE = re.compile(r"--?|–|/")
 
 def check_entry(entry: Entry, config: Config) -> Iterator[Diagnostic]:
     """The family's rules on one entry (they look at no other entry)."""
-    yield from _pages(entry)
-    yield from _month(entry)
+    yield from _pages(entry, config)
+    yield from _month(entry, config)
     yield from _volume(entry)
+    yield from _macros(entry)
     yield from _empty(entry)
 
 
-def _pages(entry: Entry) -> Iterator[Diagnostic]:
+def _pages(entry: Entry, config: Config) -> Iterator[Diagnostic]:
     f = entry.field("pages")
     if f is None:
         return
-    for part in f.value.split(","):
+    parts = f.value.split(",")
+    fixed = ",".join(_DASH.sub(r"\1--\2", p) if SINGLE_DASH.match(p) else p for p in parts)
+    # CSL styles print every page range with an en dash: the hyphen then changes nothing
+    # (a value far longer than any page list is garbage, reported without rendering it)
+    dash_shows = fixed != f.value and (len(f.value) > 200 or output_changes(
+        entry, "pages", fixed, config.style))
+    for part in parts:
         m = SINGLE_DASH.match(part)
-        if m:
+        if m and dash_shows:
             yield at(Code.PAGES_DASH, entry, f, f"pages {show(part.strip())} uses a single dash",
                      f"write {m.group(1)}--{m.group(2)} (refbook check --fix does this)")
         r = RANGE.match(part)
@@ -70,7 +82,7 @@ def _number(digits: str) -> tuple[int, str]:
     return len(ascii_digits), ascii_digits
 
 
-def _month(entry: Entry) -> Iterator[Diagnostic]:
+def _month(entry: Entry, config: Config) -> Iterator[Diagnostic]:
     f = entry.field("month")
     if f is None or not f.value.strip():
         return
@@ -81,6 +93,8 @@ def _month(entry: Entry) -> Iterator[Diagnostic]:
     low = low.rstrip(".")
     abbrev = [m for m in MONTHS if m[:3] == low[:3]] if len(low) >= 3 else []
     if len(low) == 3 and abbrev:
+        if not output_changes(entry, "month", abbrev[0], config.style):
+            return  # the style prints no month, or reads the braced name as the month
         yield at(Code.MONTH_BRACED, entry, f, f"month {show(text)} is a macro name in braces, "
                  f"so it is printed as {show(text)}",
                  f"write month = {low} without braces (refbook check --fix does this)")
@@ -119,3 +133,54 @@ def _empty(entry: Entry) -> Iterator[Diagnostic]:
         if f.name not in ("year", IGNORE_FIELD) and not f.value.strip():
             yield at(Code.EMPTY_FIELD, entry, f, f"{f.name} is empty",
                      f"fill in {f.name} or remove the line")
+
+
+# Fields a style prints as text (names, identifiers and dates are read otherwise).
+PRINTED = frozenset(("title", "subtitle", "titleaddon", "maintitle", "booktitle", "journal",
+                     "journaltitle", "series", "note", "howpublished", "publisher", "institution",
+                     "school", "organization", "address", "location", "edition", "eventtitle",
+                     "type", "chapter", "addendum"))
+# Commands written to vanish: sort tricks (\noopsort{a}) and index or label markers.
+INVISIBLE = frozenset(("noopsort", "sortnoop", "SortNoop", "noop", "nocite", "hyphenation",
+                       "label", "index", "relax", "protect", "ignorespaces"))
+# Spacing struts of typeset sources: no text, but they leave TeX in math and braces behind.
+LEFTOVER = frozenset(("vphantom", "hphantom", "phantom", "strut", "mathstrut", "smash"))
+_LEFTOVER_IN_MATH = re.compile(r"\\(?:" + "|".join(sorted(LEFTOVER)) + r")\b")
+_COMMAND = re.compile(r"\\([A-Za-z]+)\*?\s*(.*)", re.DOTALL)
+
+
+def _macros(entry: Entry) -> Iterator[Diagnostic]:
+    for f in entry.fields:
+        if f.name not in PRINTED or "\\" not in f.value:
+            continue
+        nodes = latex.parse(f.value)
+        if not nodes:
+            continue
+        gone = []
+        for raw in _raws(nodes):
+            m = _COMMAND.match(raw)
+            if m is None or m.group(1) in INVISIBLE or (
+                    not re.search(r"\w", m.group(2)) and m.group(1) not in LEFTOVER):
+                continue  # a switch (\\sc) leaves its text: only an argument vanishes
+            gone.append((m.group(1), raw.strip()))
+        if gone:
+            listing = ", ".join(repr(r) for _, r in gone)
+            name = gone[0][0]
+            yield at(Code.UNDEFINED_MACRO, entry, f, f"{f.name} uses {listing}, which refbook "
+                     f"does not know: {'it is' if len(gone) == 1 else 'they are'} printed as "
+                     "nothing", f"write the text without the command (\\{name}{{R}} → R), "
+                     "or with a command refbook knows (\\textsf, \\texttt, \\emph)")
+
+
+def _raws(nodes: latex.PInlines) -> Iterator[str]:
+    """The raw TeX refbook prints as nothing, and the struts left in math (printed as source)."""
+    for n in nodes:
+        if isinstance(n, latex.PRaw):
+            yield n.text
+        elif isinstance(n, latex.PMath):
+            found = _LEFTOVER_IN_MATH.search(n.text)
+            if found:
+                yield found.group() + "{}"
+        children = getattr(n, "children", None)
+        if children:
+            yield from _raws(children)

@@ -99,9 +99,20 @@ def test_pandoc_split(value: str, person: Person) -> None:
     assert persons == (person,)
 
 
-def test_pandoc_and_is_lower_case_only() -> None:
+def test_and_in_capitals_separates_names() -> None:
+    # Issue 12: pandoc reads "Foo AND Bar" as one garbled name ("Foo AND" Bar); BibTeX splits
+    # at 'and' in any case, and so does refbook now (the names family reports it: and-case).
     persons, _ = parse_names_pandoc("Foo AND Bar and others")
-    assert persons == (Person(first="Foo AND", last="Bar"), Person(others=True))
+    assert persons == (Person(last="Foo"), Person(last="Bar"), Person(others=True))
+    assert parse_names("Foo AND Bar and others")[0] == persons
+
+
+def test_a_literal_et_al_is_others() -> None:
+    bad, _ = parse_names_pandoc("Garcia, B. and Burke, L. and et al.")
+    good, _ = parse_names_pandoc("Garcia, B. and Burke, L. and others")
+    assert bad == good
+    assert bad[-1] == Person(others=True)
+    assert parse_names("Garcia, B. and et~al.")[0][-1] == Person(others=True)
 
 
 def test_pandoc_split_matches_pandoc(pandoc: str) -> None:

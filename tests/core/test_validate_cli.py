@@ -35,15 +35,16 @@ def _write(tmp_path: Path, name: str, text: str) -> Path:
 
 def test_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     clean = _write(tmp_path, "clean.bib", BIB)
-    warn = _write(tmp_path, "warn.bib", BIB.replace("Efficient Memory", "Efficient GPU Memory"))
-    err = _write(tmp_path, "err.bib", BIB.replace("{2023}", "{}"))
+    warn = _write(tmp_path, "warn.bib", BIB.replace("Efficient Memory", "Efficient I/O Memory"))
+    # a doubled DOI resolver: a broken link, an error (an empty year is a warning: n.d. is shown)
+    err = _write(tmp_path, "err.bib", BIB.replace("{2023},", "{2023},\n  doi = {https://doi.org/10.1145/3600006.3613165},"))
     assert main(["check", str(clean)]) == 0
     assert capsys.readouterr().out == ""
     assert main(["check", str(warn)]) == 0
     assert main(["check", str(warn), "--strict"]) == 1
     assert main(["check", str(err)]) == 1
-    assert main(["check", str(err), "--ignore", "year-empty"]) == 0
-    assert main(["check", str(err), "--severity", "dates=warning"]) == 0
+    assert main(["check", str(err), "--ignore", "doi-prefix"]) == 0
+    assert main(["check", str(err), "--severity", "identifiers=warning"]) == 0
     capsys.readouterr()
     for bad in (["check"], ["check", str(clean), "--select", "nope"],
                 ["check", str(clean), "--format", "markdown"],
@@ -238,7 +239,7 @@ def test_seed_raw_fails_and_clean_passes(capsys: pytest.CaptureFixture[str]) -> 
 def test_options_from_pyproject(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                 monkeypatch: pytest.MonkeyPatch) -> None:
     bib = _write(tmp_path, "r.bib", BIB.replace("{2023}", "{}").replace("Efficient Memory",
-                                                                          "Efficient GPU Memory"))
+                                                                          "Efficient I/O Memory"))
     monkeypatch.chdir(tmp_path)
     _write(tmp_path, "pyproject.toml", '[tool.refbook.check]\nseverity = {"year-empty" = "info"}\n'
            'per_entry_ignore = {kwon2023efficient = ["titles"]}\nstrict = true\n')

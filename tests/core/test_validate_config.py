@@ -16,20 +16,20 @@ if TYPE_CHECKING:
 
 BIB = """@article{a,
   author = {Kwon, Woosuk},
-  title = {Serving on a GPU},
+  title = {Serving on I/O},
   journal = {J},
   year = {2023},
-  pages = {12-15},
+  pages = {12‐15},
   doi = {https://doi.org/10.1145/3600006.3613165},
 }
 
 @article{b,
   author = {Li, Zhuohan},
-  title = {Other on a TPU},
+  title = {Other Q&A},
   journal = {J},
   year = {2023},
   refbook-ignore = {title-case, pages-dash},
-  pages = {1-2},
+  pages = {1‐2},
 }
 """
 

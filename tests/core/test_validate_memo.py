@@ -49,7 +49,7 @@ def test_memo_answers_as_a_fresh_check_after_lines_move_and_entries_change(
         assert warm == _fresh(copy, config), path.name
         # one entry changes: its title gains an unbraced acronym
         if "title = {" in text:
-            copy.write_text(text.replace("title = {", "title = {The GPU and ", 1), encoding="utf-8")
+            copy.write_text(text.replace("title = {", "title = {The I/O and ", 1), encoding="utf-8")
             warm = validate(read_bibliography([str(copy)]), config)
             fresh = _fresh(copy, config)
             assert warm == fresh, path.name

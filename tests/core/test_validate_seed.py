@@ -106,8 +106,12 @@ def test_raw_defects_at_their_lines(raw: dict[Code, list[tuple[int, str]]], code
 def test_raw_titles_that_styles_will_lowercase(raw: dict[Code, list[tuple[int, str]]]) -> None:
     unbraced = {k for _, k in raw[Code.TITLE_CASE]}
     lowered = {k for _, k in raw[Code.TITLE_LOST_CASE]}
-    assert {"carneiro2023uncovering", "elsayed2014checkpoint", "rein2023gpqa", "taori2023alpaca",
-            "may2024ultrachat"} <= unbraced
+    # Only words the configured (default) style would print otherwise: 'I/O' becomes 'i/o',
+    # 'Q&A' 'q&a'. taori2023alpaca ('LLaMA') and may2024ultrachat ('UltraChat', 'ShareGPT') were
+    # listed here before issue 12: every style refbook ships prints those mixed-case words as
+    # written, so braces change nothing and the rule no longer reports them.
+    assert {"carneiro2023uncovering", "elsayed2014checkpoint", "rein2023gpqa"} <= unbraced
+    assert not {"taori2023alpaca", "may2024ultrachat"} & unbraced
     assert {"dettmers2023qlora", "ding2019instruction", "jegham2025hungry", "xu2021parallelizing",
             "zmora2021achieving", "rajbhandari2021zerob"} <= lowered
 
