@@ -22,7 +22,7 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from refbook.syntax import Citation, CiteRef
-from sphinx_refbook import report
+from sphinx_refbook.lines import hold_problem, mark_rst
 from sphinx_refbook.nodes import foot_author_node, foot_entry_node, footcite_node
 
 if TYPE_CHECKING:
@@ -64,17 +64,15 @@ class FootCiteRole(SphinxRole):
         if form not in FOOT_FORMS:
             form = "p"
         keys = [k.strip() for k in self.text.split(",")]
-        if not all(keys):
-            msg = f"malformed footnote citation {self.text!r}: a key is empty"
-            where = (self.env.docname, self.lineno)
-            if report.warn("citation-syntax", msg, where, self.env):
-                from sphinx_refbook.domain import domain_of
-
-                domain_of(self.env).note_problem(self.env.docname, "citation-syntax", msg,
-                                                 self.lineno)
-            keys = [k for k in keys if k]
-            if not keys:
-                return [nodes.inline(self.rawtext, self.rawtext, classes=["refbook-unknown"])], []
+        # a problem is reported once the role's own line is known (sphinx_refbook.lines)
+        problem = (f"malformed footnote citation {self.text!r}: a key is empty"
+                   if not all(keys) else "")
+        keys = [k for k in keys if k]
+        if not keys:
+            bad = nodes.inline(self.rawtext, self.rawtext, classes=["refbook-unknown"])
+            hold_problem(bad, "citation-syntax", problem, self.lineno)
+            mark_rst(bad, self.inliner)
+            return [bad], []
         document = self.inliner.document
         page = _page(self.env)
         textual = FOOT_FORMS[form] == "narrative"
@@ -102,6 +100,9 @@ class FootCiteRole(SphinxRole):
         node = footcite_node(self.rawtext, *children, citation=citation, form=form,
                              docname=self.env.docname)
         self.set_source_info(node)
+        if problem:
+            hold_problem(node, "citation-syntax", problem, self.lineno)
+        mark_rst(node, self.inliner)
         return [node], []
 
 

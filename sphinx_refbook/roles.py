@@ -15,7 +15,7 @@ from docutils import nodes
 from sphinx.util.docutils import SphinxRole
 
 from refbook.syntax import Citation, CiteRef, parse_locator
-from sphinx_refbook import report
+from sphinx_refbook.lines import hold_problem, mark_rst
 from sphinx_refbook.nodes import citation_node
 
 if TYPE_CHECKING:
@@ -81,13 +81,11 @@ class CiteRole(SphinxRole):
         try:
             refs = parse_targets(self.text)
         except ValueError as err:
-            where = (self.env.docname, self.lineno)
-            if report.warn("citation-syntax", str(err), where, self.env):
-                from sphinx_refbook.domain import domain_of
-
-                domain_of(self.env).note_problem(self.env.docname, "citation-syntax", str(err),
-                                                 self.lineno)
-            return [nodes.inline(self.rawtext, self.rawtext, classes=["refbook-unknown"])], []
+            # reported once the role's own line is known (sphinx_refbook.lines)
+            bad = nodes.inline(self.rawtext, self.rawtext, classes=["refbook-unknown"])
+            hold_problem(bad, "citation-syntax", str(err), self.lineno)
+            mark_rst(bad, self.inliner)
+            return [bad], []
         if form == "empty":
             from sphinx_refbook.domain import domain_of
 
@@ -101,4 +99,5 @@ class CiteRole(SphinxRole):
         node = citation_node(self.rawtext, nodes.Text(self.text), citation=citation, form=form,
                              docname=self.env.docname)
         self.set_source_info(node)
+        mark_rst(node, self.inliner)
         return [node], []
