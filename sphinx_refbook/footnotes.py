@@ -21,6 +21,7 @@ from docutils.nodes import make_id
 from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
+from refbook.role_targets import parse_foot_keys
 from refbook.syntax import Citation, CiteRef
 from sphinx_refbook.lines import hold_problem, mark_rst
 from sphinx_refbook.nodes import foot_author_node, foot_entry_node, footcite_node
@@ -63,11 +64,8 @@ class FootCiteRole(SphinxRole):
         form = self.name.split(":")[-1] if ":" in self.name else "p"
         if form not in FOOT_FORMS:
             form = "p"
-        keys = [k.strip() for k in self.text.split(",")]
         # a problem is reported once the role's own line is known (sphinx_refbook.lines)
-        problem = (f"malformed footnote citation {self.text!r}: a key is empty"
-                   if not all(keys) else "")
-        keys = [k for k in keys if k]
+        keys, problem = parse_foot_keys(self.text)
         if not keys:
             bad = nodes.inline(self.rawtext, self.rawtext, classes=["refbook-unknown"])
             hold_problem(bad, "citation-syntax", problem, self.lineno)

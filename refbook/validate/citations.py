@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,27 +17,35 @@ from refbook.codemask import mask_code_spans
 from refbook.diagnostics import Code, Diagnostic
 from refbook.models import Location
 from refbook.registry import KeyIndex, unresolved_key
+from refbook.role_targets import parse_foot_keys, parse_targets
 from refbook.syntax import find_citations
+from refbook.validate.rest import rst_prose
 
 if TYPE_CHECKING:
     from collections.abc import Container, Iterable, Sequence
 
     from refbook.models import Bibliography
 
-__all__ = ["DOC_SUFFIXES", "check_citations", "find_documents", "lists_every_entry", "read_document",
-           "scan_text", "unused_entries"]
+__all__ = ["DOC_SUFFIXES", "Scan", "check_citations", "find_documents", "lists_every_entry",
+           "read_document", "scan_document", "scan_text", "unused_entries"]
 
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt")
-# Sphinx roles (reST ``:cite:p:`a,b```, MyST ``{cite:p}`a,b```) as sphinxcontrib-bibtex has them.
-RST_ROLE = re.compile(r":cite(?::[a-z]+)?:`([^`]*)`")
-MYST_ROLE = re.compile(r"\{cite(?::[a-z]+)?\}`([^`]*)`")
+# Sphinx roles as sphinxcontrib-bibtex has them: reST ``:cite:p:`a,b```, ``:footcite:`a```
+# (a role starts after white space or an opening mark, as docutils' inline markup does), MyST
+# ``{cite:p}`a,b```.
+RST_ROLE = re.compile(r"(?<![^\s'\"(\[{<\-/:\u2018\u201c\u2019\u00ab\u2013\u2014])"
+                      r":(?P<name>(?:foot)?cite)(?::(?P<form>[a-z]+))?:`(?P<text>[^`]*)`")
+MYST_ROLE = re.compile(r"\{(?P<name>(?:foot)?cite)(?::(?P<form>[a-z]+))?\}`(?P<text>[^`]*)`")
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-RST_LITERAL = re.compile(r"^\s*\.\. (?:code-block|code|sourcecode|literalinclude)::|::\s*$")
 
 
-def _role_keys(text: str) -> list[str]:
-    text = re.sub(r"\{[^{}]*\}", "", text)  # {pre}key{post}
-    return [k.strip() for k in text.split(",") if k.strip()]
+@dataclass(frozen=True, slots=True)
+class Scan:
+    """What a document cites: each key at its ``document:line``, in order, and the roles that
+    cannot be parsed (``citation-syntax``, as the Sphinx roles report them)."""
+
+    cited: tuple[tuple[str, Location], ...]
+    problems: tuple[Diagnostic, ...] = ()
 
 
 def _blank(match: re.Match[str]) -> str:
@@ -62,43 +71,55 @@ def _markdown_prose(text: str) -> str:
     return mask_code_spans("\n".join(out))
 
 
-def _rst_prose(text: str) -> str:
-    """reST ``text`` with literal blocks (``::`` and code directives) blanked out."""
-    out: list[str] = []
-    literal_indent = -1
-    for line in text.split("\n"):
-        indent = len(line) - len(line.lstrip())
-        if literal_indent >= 0:
-            if not line.strip() or indent > literal_indent:
-                out.append("")
-                continue
-            literal_indent = -1
-        if RST_LITERAL.search(line):
-            literal_indent = indent
-        out.append(line)
-    return "\n".join(out)
+def _role(m: re.Match[str], where: Location) -> tuple[list[str], Diagnostic | None]:
+    """A role's keys, parsed as the Sphinx roles parse them, and its problem if any."""
+    if m.group("name") == "footcite":
+        keys, problem = parse_foot_keys(m.group("text"))
+    else:
+        try:
+            keys, problem = [r.key for r in parse_targets(m.group("text"))], ""
+        except ValueError as err:
+            keys, problem = [], str(err)
+    if not problem:
+        return keys, None
+    return keys, Diagnostic(Code.CITATION_SYNTAX, problem, where,
+                            "write the keys separated by commas, each with an optional {prefix} "
+                            "before and {suffix} after it")
 
 
-def scan_text(text: str, document: str, *, rst: bool = False) -> list[tuple[str, Location]]:
-    """Every cited key of one document with its ``document:line``, in order."""
+def scan_document(text: str, document: str, *, rst: bool = False) -> Scan:
+    """Every cited key of one document with its ``document:line``, and its malformed roles."""
     found: list[tuple[str, Location]] = []
-
-    breaks = [m.start() for m in re.finditer("\n", text)]
+    problems: list[Diagnostic] = []
+    prose = rst_prose(text) if rst else text
+    # lines counted in the text searched (blanking keeps every line break where it was)
+    breaks = [m.start() for m in re.finditer("\n", prose)]
 
     def line_of(pos: int) -> int:  # a binary search, not a count from the start per citation
         return bisect.bisect_left(breaks, pos) + 1
 
+    def roles(pattern: re.Pattern[str], prose: str) -> None:
+        for m in pattern.finditer(prose):
+            where = Location(document, line_of(m.start()))
+            keys, problem = _role(m, where)
+            found.extend((k, where) for k in keys)
+            if problem is not None:
+                problems.append(problem)
+
     if rst:
-        for m in RST_ROLE.finditer(_rst_prose(text)):
-            found.extend((k, Location(document, line_of(m.start()))) for k in _role_keys(m.group(1)))
-        return found
-    for m in MYST_ROLE.finditer(text):
-        found.extend((k, Location(document, line_of(m.start()))) for k in _role_keys(m.group(1)))
+        roles(RST_ROLE, prose)
+        return Scan(tuple(found), tuple(problems))
+    roles(MYST_ROLE, text)
     prose = _markdown_prose(MYST_ROLE.sub(_blank, text))
     for c in find_citations(prose):
         found.extend((k, Location(document, c.line)) for k in c.keys)
     found.sort(key=lambda kl: kl[1].line)
-    return found
+    return Scan(tuple(found), tuple(problems))
+
+
+def scan_text(text: str, document: str, *, rst: bool = False) -> list[tuple[str, Location]]:
+    """Every cited key of one document with its ``document:line``, in order."""
+    return list(scan_document(text, document, rst=rst).cited)
 
 
 def read_document(path: Path) -> str:

@@ -22,7 +22,7 @@ from refbook.validate.citations import (
     find_documents,
     lists_every_entry,
     read_document,
-    scan_text,
+    scan_document,
 )
 
 if TYPE_CHECKING:
@@ -124,14 +124,18 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         diags += apply_config(fix_problems, config, bib)
     if docs:
         cited: list[tuple[str, Any]] = []
+        problems: list[Diagnostic] = []
         lists_all = False
         for doc in find_documents(docs):
             if not doc.exists():
                 parser.error(f"check: {doc}: no such file or directory")
             text = read_document(doc)
-            cited.extend(scan_text(text, str(doc), rst=doc.suffix.lower() == ".rst"))
+            scan = scan_document(text, str(doc), rst=doc.suffix.lower() == ".rst")
+            cited.extend(scan.cited)
+            problems.extend(scan.problems)
             lists_all = lists_all or lists_every_entry(text)
-        diags += apply_config(check_citations(bib, cited, lists_all=lists_all), config, bib)
+        problems += check_citations(bib, cited, lists_all=lists_all)
+        diags += apply_config(problems, config, bib)
     diags.sort(key=lambda d: (d.location.file if d.location else "",
                               d.location.line if d.location else 0, d.code.slug))
     for line in fixed:

@@ -6,8 +6,13 @@ paragraph. Roles in inline literals and comments are no citations."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import TYPE_CHECKING
+
+import pytest
+
+from refbook.cli import main
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -131,3 +136,134 @@ def test_rest_citations_are_reported_at_their_own_line(tmp_path: Path,
     expected = _roles_by_line(PAGE)
     assert len(expected) == 19
     assert reported == expected
+
+
+# Directive blocks (options, content, nesting), literal blocks, code, comments, substitutions:
+# every "nosuch" role is a citation to Sphinx, no "quiet" one is.
+DIRECTIVES = r"""Directives
+==========
+
+.. note::
+
+   A note :cite:`nosuchD1`
+   on two lines :cite:`nosuchD2`.
+
+.. code-block:: python
+   :linenos:
+   :caption: Code
+
+   print(":cite:`quietD1`")
+
+   more = ":cite:`quietD2`"
+
+After the code :cite:`nosuchD3`.
+
+A paragraph ending in a literal block::
+
+    :cite:`quietD3` in a literal block
+
+      deeper :cite:`quietD4`
+
+- A list item with a literal block::
+
+      :cite:`quietD5`
+
+  and the item goes on :cite:`nosuchD4`.
+
+Expanded form:
+
+::
+
+   :cite:`quietD6`
+
+.. comment :cite:`quietD7`
+   still the comment :cite:`quietD8`
+
+..
+   an empty-first-line comment :cite:`quietD9`
+
+.. admonition:: A title with :cite:`nosuchD5`
+   :class: tip
+
+   Body :cite:`nosuchD6`.
+
+   .. code-block:: rst
+
+      :cite:`quietD10`
+
+   .. note::
+
+      Nested :cite:`nosuchD7`.
+
+      .. math::
+
+         x = :cite:`quietD11`
+
+   Back in the admonition
+   :cite:`nosuchD8`.
+
+.. figure:: nothing.png
+   :alt: an image :cite:`quietD12`
+
+   The caption :cite:`nosuchD9`.
+
+.. toctree::
+   :hidden:
+
+.. only:: html
+
+   Only html :cite:`nosuchD10`.
+
+.. |sub| replace:: substituted :cite:`nosuchD11`
+
+Uses |sub| here.
+
+.. _target:
+
+.. raw:: html
+
+   <p>:cite:`quietD13`</p>
+
+Quoted literal::
+
+> :cite:`quietD14`
+> more
+
+Inline ``:cite:`quietD15``` literal and ``a`` then :cite:`nosuchD12`
+and :footcite:`nosuchD13` in a paragraph.
+
+.. [#f1] A footnote :cite:`nosuchD14`.
+
+Last line :cite:`nosuchD15`.
+"""
+
+
+def _refbook_rows(warnings: str, page: str) -> set[tuple[str, int]]:
+    rows = set()
+    for line in warnings.splitlines():
+        m = re.match(rf".*{re.escape(page)}:(\d+): WARNING: .*\[refbook\.([a-z-]+)\]$", line)
+        if m is not None:
+            rows.add((f"refbook.{m.group(2)}", int(m.group(1))))
+    return rows
+
+
+@pytest.mark.parametrize(("page", "text", "count"), [("index.rst", PAGE, 19),
+                                                      ("directives.rst", DIRECTIVES, 15)])
+def test_check_docs_reports_what_sphinx_reports(tmp_path: Path, build: Callable[..., Built],
+                                                capsys: pytest.CaptureFixture[str], page: str,
+                                                text: str, count: int) -> None:
+    """``refbook check --docs`` reads a reST page as Sphinx does: the same codes at the same
+    lines, after directives of every kind, never in literals, code or comments."""
+    (tmp_path / "conf.py").write_text(CONF, encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    (tmp_path / page).write_text(text, encoding="utf-8")
+    if page != "index.rst":
+        (tmp_path / "index.rst").write_text(f"Home\n====\n\n.. toctree::\n\n   {page[:-4]}\n",
+                                            encoding="utf-8")
+    sphinx = _refbook_rows(build(tmp_path, "text").warnings, page)
+    assert len({line for _, line in sphinx}) == count
+    assert main(["check", str(tmp_path / "refs.bib"), "--docs", str(tmp_path / page),
+                 "--format", "json"]) == 1
+    check = {(r["code"], r["line"]) for r in json.loads(capsys.readouterr().out)
+             if r["file"].endswith(page)}
+    assert check == sphinx
