@@ -22,14 +22,13 @@ from refbook.syntax import find_citations
 from refbook.validate.rest import rst_prose
 
 if TYPE_CHECKING:
-    from collections.abc import Container, Iterable, Sequence
+    from collections.abc import Container, Sequence
 
     from refbook.models import Bibliography
 
-__all__ = ["DOC_SUFFIXES", "Scan", "check_citations", "find_documents", "lists_every_entry",
-           "read_document", "scan_document", "scan_text", "unused_entries"]
+__all__ = ["Scan", "check_citations", "lists_every_entry", "read_document", "scan_document",
+           "scan_text", "unused_entries"]
 
-DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt")
 # Sphinx roles as sphinxcontrib-bibtex has them: reST ``:cite:p:`a,b```, ``:footcite:`a```
 # (a role starts after white space or an opening mark, as docutils' inline markup does), MyST
 # ``{cite:p}`a,b```.
@@ -128,19 +127,6 @@ def read_document(path: Path) -> str:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
-
-
-def find_documents(paths: Iterable[Path]) -> list[Path]:
-    """The documentation sources under ``paths`` (files as given, directories recursively)."""
-    docs: list[Path] = []
-    for p in paths:
-        if p.is_dir():
-            docs.extend(sorted(q for q in p.rglob("*") if q.is_file()
-                               and q.suffix.lower() in DOC_SUFFIXES
-                               and not any(part.startswith(".") for part in q.parts)))
-        else:
-            docs.append(p)
-    return docs
 
 
 def check_citations(bib: Bibliography, cited: Sequence[tuple[str, Location]], *,

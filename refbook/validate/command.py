@@ -17,13 +17,12 @@ from refbook.diagnostics import Code, Diagnostic, Severity
 from refbook.readers import read_bibliography
 from refbook.validate import apply_config, check_bibliography
 from refbook.validate.citations import (
-    DOC_SUFFIXES,
     check_citations,
-    find_documents,
     lists_every_entry,
     read_document,
     scan_document,
 )
+from refbook.validate.pages import DOC_SUFFIXES, find_pages
 
 if TYPE_CHECKING:
     import argparse
@@ -110,13 +109,13 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     docs = [Path(p) for p in paths if p not in bibs]
     if not bibs:
         parser.error("check: give at least one .bib file")
-    fixed: list[str] = []
+    notes: list[str] = []
     fix_problems: list[Diagnostic] = []
     if args.fix:
         from refbook.validate.fix import fix_files
 
         report = fix_files(bibs)
-        fixed = [*report.fixed, *report.notes]
+        notes = [*report.fixed, *report.notes]
         fix_problems = list(report.diagnostics)
     bib = read_bibliography(bibs)
     diags = check_bibliography(bib, config)
@@ -126,11 +125,14 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         cited: list[tuple[str, Any]] = []
         problems: list[Diagnostic] = []
         lists_all = False
-        for doc in find_documents(docs):
+        for doc in docs:
             if not doc.exists():
                 parser.error(f"check: {doc}: no such file or directory")
-            text = read_document(doc)
-            scan = scan_document(text, str(doc), rst=doc.suffix.lower() == ".rst")
+        found = find_pages(docs)
+        notes += found.notes
+        for page in found.pages:
+            text = read_document(page.path)
+            scan = scan_document(text, str(page.path), rst=page.kind == "rst")
             cited.extend(scan.cited)
             problems.extend(scan.problems)
             lists_all = lists_all or lists_every_entry(text)
@@ -138,7 +140,7 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         diags += apply_config(problems, config, bib)
     diags.sort(key=lambda d: (d.location.file if d.location else "",
                               d.location.line if d.location else 0, d.code.slug))
-    for line in fixed:
+    for line in notes:
         print(line, file=sys.stderr)
     out = format_diagnostics(diags, args.format)
     if out:
