@@ -22,11 +22,11 @@ from refbook.syntax import find_citations
 from refbook.validate.rest import rst_prose
 
 if TYPE_CHECKING:
-    from collections.abc import Container, Sequence
+    from collections.abc import Container, Iterable, Sequence
 
     from refbook.models import Bibliography
 
-__all__ = ["Scan", "check_citations", "lists_every_entry", "read_document", "scan_document",
+__all__ = ["CITE_EXAMPLES", "Scan", "check_citations", "cite_example", "lists_every_entry", "read_document", "scan_document",
            "scan_text", "unused_entries"]
 
 # Sphinx roles as sphinxcontrib-bibtex has them: reST ``:cite:p:`a,b```, ``:footcite:`a```
@@ -130,7 +130,8 @@ def read_document(path: Path) -> str:
 
 
 def check_citations(bib: Bibliography, cited: Sequence[tuple[str, Location]], *,
-                    lists_all: bool = False) -> list[Diagnostic]:
+                    lists_all: bool = False,
+                    syntaxes: Iterable[str] = ("markdown",)) -> list[Diagnostic]:
     """Unknown and case-mismatched keys at their citation; unused entries at their entry.
 
     ``lists_all``: a document lists every entry (``<!-- refbook:bibliography all -->``, a
@@ -148,20 +149,39 @@ def check_citations(bib: Bibliography, cited: Sequence[tuple[str, Location]], *,
             used.add(right)
         out.append(unresolved_key(key, where, index))
     if not lists_all:
-        out += unused_entries(bib, used)
+        out += unused_entries(bib, used, syntaxes=syntaxes)
     return out
 
 
-def unused_entries(bib: Bibliography, used: Container[str]) -> list[Diagnostic]:
+#: how a page cites a key, by the page's syntax: the example an ``unused-entry`` hint gives
+CITE_EXAMPLES = {"rst": (":cite:`{key}`", "reST"), "myst": ("{{cite}}`{key}`", "MyST"),
+                 "markdown": ("[@{key}]", "Markdown")}
+
+
+def cite_example(key: str, syntaxes: Iterable[str]) -> str:
+    """How to cite ``key`` in the book's page syntaxes (``rst``, ``myst``, ``markdown``):
+    ``:cite:`k``` for a reST book, ``[@k]`` for Markdown, both, named, for a mixed one."""
+    known = [s for s in dict.fromkeys(syntaxes) if s in CITE_EXAMPLES] or ["markdown"]
+    if len(known) == 1:
+        return CITE_EXAMPLES[known[0]][0].format(key=key)
+    return ", ".join(f"{CITE_EXAMPLES[s][0].format(key=key)} in {CITE_EXAMPLES[s][1]}"
+                     for s in known)
+
+
+def unused_entries(bib: Bibliography, used: Container[str], *,
+                   syntaxes: Iterable[str] = ("markdown",)) -> list[Diagnostic]:
     """An ``unused-entry`` diagnostic at each entry whose key is not in ``used``.
 
     The hosts pass the keys their reference lists show (cited, ``nocite``, ``all`` lists);
-    ``refbook check --docs`` passes the keys the documents cite.
+    ``refbook check --docs`` passes the keys the documents cite. ``syntaxes``: those of the
+    book's pages, so that the hint shows a citation as the pages write one.
     """
+    syntaxes = tuple(syntaxes)
     return [Diagnostic(Code.UNUSED_ENTRY, f"entry {entry.key!r} is never cited nor listed in "
                        "the book", entry.location,
-                       f"cite it (e.g. [@{entry.key}]) or remove it; to keep it without citing, "
-                       "add refbook-ignore = {unused-entry} to the entry", entry.key)
+                       f"cite it (e.g. {cite_example(entry.key, syntaxes)}) or remove it; to "
+                       "keep it without citing, add refbook-ignore = {unused-entry} to the entry",
+                       entry.key)
             for entry in bib if entry.key not in used]
 
 

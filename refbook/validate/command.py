@@ -136,7 +136,9 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             cited.extend(scan.cited)
             problems.extend(scan.problems)
             lists_all = lists_all or lists_every_entry(text)
-        problems += check_citations(bib, cited, lists_all=lists_all)
+        # an unused entry's hint cites it as the pages do (reST roles, Pandoc brackets)
+        syntaxes = sorted({"rst" if p.kind == "rst" else "markdown" for p in found.pages})
+        problems += check_citations(bib, cited, lists_all=lists_all, syntaxes=syntaxes)
         diags += apply_config(problems, config, bib)
     diags.sort(key=lambda d: (d.location.file if d.location else "",
                               d.location.line if d.location else 0, d.code.slug))
