@@ -23,7 +23,7 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from refbook.role_targets import parse_foot_keys
 from refbook.syntax import Citation, CiteRef
-from sphinx_refbook.lines import hold_problem, mark_rst
+from sphinx_refbook.lines import hold_problem, mark_role
 from sphinx_refbook.nodes import foot_author_node, foot_entry_node, footcite_node
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ class FootCiteRole(SphinxRole):
         if not keys:
             bad = nodes.inline(self.rawtext, self.rawtext, classes=["refbook-unknown"])
             hold_problem(bad, "citation-syntax", problem, self.lineno)
-            mark_rst(bad, self.inliner)
+            mark_role(bad, self)
             return [bad], []
         document = self.inliner.document
         page = _page(self.env)
@@ -100,7 +100,7 @@ class FootCiteRole(SphinxRole):
         self.set_source_info(node)
         if problem:
             hold_problem(node, "citation-syntax", problem, self.lineno)
-        mark_rst(node, self.inliner)
+        mark_role(node, self)
         return [node], []
 
 

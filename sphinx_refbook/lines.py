@@ -1,9 +1,10 @@
-"""A reST citation's own line: the line its role starts on, not its paragraph's first line.
+"""A citation role's own line: the line it starts on, not its paragraph's first line.
 
-Where it sits: read time, right after the parser. Docutils calls every role of a paragraph with
-the paragraph's first line (MyST gives each role its own line), so the roles leave their
-``citation_node`` / ``footcite_node`` — and the problems found in a role, held back — at that
-line, and :class:`CitationLines` moves each to the line its role starts on: the text element
+Where it sits: read time, right after the parser. Docutils and MyST call every role of a
+paragraph with the paragraph's first line, so the roles leave their ``citation_node`` /
+``footcite_node`` — and the problems found in a role, held back — at that line, with the role
+as the page writes it (``:cite:p:`k``` in reST, ``{cite:p}`k``` in MyST), and
+:class:`CitationLines` moves each to the line its role starts on: the text element
 that holds the role (a paragraph, a list item's or a table cell's paragraph, a term, a line of
 a line block …) keeps its source (``rawsource``) and its own line; the role's place in that
 source, found past every inline element before it (an inline literal showing the same role, the
@@ -24,19 +25,22 @@ from sphinx_refbook import report
 
 if TYPE_CHECKING:
     from docutils.nodes import Element
+    from sphinx.util.docutils import SphinxRole
 
-__all__ = ["CitationLines", "hold_problem", "mark_rst"]
+__all__ = ["CitationLines", "hold_problem", "mark_role"]
 
-#: the node attribute naming a role that docutils' reST parser read (its line is the paragraph's)
-RST = "refbook_rst"
+#: the node attribute holding a role as the page writes it (its line is the paragraph's)
+SOURCE = "refbook_role_source"
 #: the node attribute holding a role's problems, reported once the role's line is known
 PROBLEMS = "refbook_problems"
 
 
-def mark_rst(node: Element, inliner: Any) -> None:
-    """Mark ``node`` as a role of a reST page (MyST gives roles their own line already)."""
-    if isinstance(inliner, Inliner):
-        node[RST] = True
+def mark_role(node: Element, role: SphinxRole) -> None:
+    """Keep on ``node`` its role as the page writes it, to find it in its paragraph's source."""
+    if isinstance(role.inliner, Inliner):
+        node[SOURCE] = role.rawtext
+    else:  # MyST passes the role as reST (":cite:p:`k`"); its page has "{cite:p}`k`"
+        node[SOURCE] = f"{{{role.name}}}`{role.text}`"
 
 
 def hold_problem(node: Element, slug: str, text: str, line: int) -> None:
@@ -54,12 +58,12 @@ class CitationLines(SphinxTransform):
         from sphinx_refbook.domain import domain_of
 
         def marked(node: nodes.Node) -> bool:
-            return isinstance(node, nodes.Element) and (RST in node or PROBLEMS in node)
+            return isinstance(node, nodes.Element) and (SOURCE in node or PROBLEMS in node)
 
         found = list(self.document.findall(marked))
         hosts: dict[int, Element] = {}
         for node in found:
-            if node.get(RST):
+            if node.get(SOURCE):
                 host = _text_host(node)
                 if host is not None:
                     hosts.setdefault(id(host), host)
@@ -80,7 +84,7 @@ class CitationLines(SphinxTransform):
                 if report.warn(slug, text, where, self.env):
                     domain_of(self.env).note_problem(self.env.docname, slug, text, where[1])
             node.attributes.pop(PROBLEMS, None)
-            node.attributes.pop(RST, None)
+            node.attributes.pop(SOURCE, None)
 
 
 def _line(node: Element) -> int:
@@ -119,12 +123,12 @@ def _offsets(host: Element) -> dict[int, int]:
         for child in element.children:
             if not isinstance(child, nodes.Element):
                 continue
-            raw = child.rawsource
+            raw = child.get(SOURCE) or child.rawsource
             if isinstance(child, nodes.Inline) and raw:
                 at = _find(source, raw, pos)
                 if at < 0:
                     continue
-                if child.get(RST):
+                if child.get(SOURCE):
                     out[id(child)] = source.count("\n", 0, at)
                 pos = at + len(raw)
             else:

@@ -15,7 +15,7 @@ from sphinx.util.docutils import SphinxRole
 
 from refbook.role_targets import parse_targets
 from refbook.syntax import Citation
-from sphinx_refbook.lines import hold_problem, mark_rst
+from sphinx_refbook.lines import hold_problem, mark_role
 from sphinx_refbook.nodes import citation_node
 
 __all__ = ["FORMS", "CiteRole", "parse_targets"]
@@ -53,7 +53,7 @@ class CiteRole(SphinxRole):
             # reported once the role's own line is known (sphinx_refbook.lines)
             bad = nodes.inline(self.rawtext, self.rawtext, classes=["refbook-unknown"])
             hold_problem(bad, "citation-syntax", str(err), self.lineno)
-            mark_rst(bad, self.inliner)
+            mark_role(bad, self)
             return [bad], []
         if form == "empty":
             from sphinx_refbook.domain import domain_of
@@ -68,5 +68,5 @@ class CiteRole(SphinxRole):
         node = citation_node(self.rawtext, nodes.Text(self.text), citation=citation, form=form,
                              docname=self.env.docname)
         self.set_source_info(node)
-        mark_rst(node, self.inliner)
+        mark_role(node, self)
         return [node], []

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from refbook.codemask import mask_code_spans
+from refbook.codemask import code_spans, mask_code_spans
 from refbook.diagnostics import Code, Diagnostic
 from refbook.models import Location
 from refbook.registry import KeyIndex, unresolved_key
 from refbook.role_targets import parse_foot_keys, parse_targets
 from refbook.syntax import find_citations
+from refbook.validate.myst import markdown_prose_blocks
 from refbook.validate.rest import rst_prose
 
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ __all__ = ["CITE_EXAMPLES", "Scan", "check_citations", "cite_example", "lists_ev
 RST_ROLE = re.compile(r"(?<![^\s'\"(\[{<\-/:\u2018\u201c\u2019\u00ab\u2013\u2014])"
                       r":(?P<name>(?:foot)?cite)(?::(?P<form>[a-z]+))?:`(?P<text>[^`]*)`")
 MYST_ROLE = re.compile(r"\{(?P<name>(?:foot)?cite)(?::(?P<form>[a-z]+))?\}`(?P<text>[^`]*)`")
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,25 +49,6 @@ class Scan:
 
 def _blank(match: re.Match[str]) -> str:
     return re.sub(r"[^\n]", " ", match.group(0))
-
-
-def _markdown_prose(text: str) -> str:
-    """``text`` with fenced code blocks and inline code blanked out (lines kept)."""
-    out: list[str] = []
-    fence = ""
-    for line in text.split("\n"):
-        m = FENCE.match(line)
-        if fence:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = ""
-            out.append("")
-            continue
-        if m:
-            fence = m.group(1)
-            out.append("")
-            continue
-        out.append(line)
-    return mask_code_spans("\n".join(out))
 
 
 def _role(m: re.Match[str], where: Location) -> tuple[list[str], Diagnostic | None]:
@@ -86,31 +67,43 @@ def _role(m: re.Match[str], where: Location) -> tuple[list[str], Diagnostic | No
                             "before and {suffix} after it")
 
 
-def scan_document(text: str, document: str, *, rst: bool = False) -> Scan:
-    """Every cited key of one document with its ``document:line``, and its malformed roles."""
+def scan_document(text: str, document: str, *, kind: str = "markdown") -> Scan:
+    """Every cited key of one document with its ``document:line``, and its malformed roles.
+
+    ``kind``: ``rst`` (reST roles), ``myst`` (a Sphinx project's Markdown: MyST roles and
+    Pandoc citations, directive fences hold text) or ``markdown`` (every fence is code).
+    """
     found: list[tuple[str, Location]] = []
     problems: list[Diagnostic] = []
-    prose = rst_prose(text) if rst else text
+    if kind == "rst":
+        prose = rst_prose(text)
+    else:
+        prose = markdown_prose_blocks(text, myst=kind == "myst")
     # lines counted in the text searched (blanking keeps every line break where it was)
     breaks = [m.start() for m in re.finditer("\n", prose)]
 
     def line_of(pos: int) -> int:  # a binary search, not a count from the start per citation
         return bisect.bisect_left(breaks, pos) + 1
 
-    def roles(pattern: re.Pattern[str], prose: str) -> None:
-        for m in pattern.finditer(prose):
-            where = Location(document, line_of(m.start()))
-            keys, problem = _role(m, where)
-            found.extend((k, where) for k in keys)
-            if problem is not None:
-                problems.append(problem)
+    def add_role(m: re.Match[str]) -> None:
+        where = Location(document, line_of(m.start()))
+        keys, problem = _role(m, where)
+        found.extend((k, where) for k in keys)
+        if problem is not None:
+            problems.append(problem)
 
-    if rst:
-        roles(RST_ROLE, prose)
+    if kind == "rst":
+        for m in RST_ROLE.finditer(prose):
+            add_role(m)
         return Scan(tuple(found), tuple(problems))
-    roles(MYST_ROLE, text)
-    prose = _markdown_prose(MYST_ROLE.sub(_blank, text))
-    for c in find_citations(prose):
+    # a role's text is a code span of its own; a role inside another code span is code
+    spans = code_spans(prose)
+    starts = [s for s, _ in spans]
+    for m in MYST_ROLE.finditer(prose):
+        i = bisect.bisect_left(starts, m.start()) - 1
+        if i < 0 or spans[i][1] <= m.start():
+            add_role(m)
+    for c in find_citations(mask_code_spans(MYST_ROLE.sub(_blank, prose))):
         found.extend((k, Location(document, c.line)) for k in c.keys)
     found.sort(key=lambda kl: kl[1].line)
     return Scan(tuple(found), tuple(problems))
@@ -118,7 +111,7 @@ def scan_document(text: str, document: str, *, rst: bool = False) -> Scan:
 
 def scan_text(text: str, document: str, *, rst: bool = False) -> list[tuple[str, Location]]:
     """Every cited key of one document with its ``document:line``, in order."""
-    return list(scan_document(text, document, rst=rst).cited)
+    return list(scan_document(text, document, kind="rst" if rst else "markdown").cited)
 
 
 def read_document(path: Path) -> str:

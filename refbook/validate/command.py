@@ -132,7 +132,7 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         notes += found.notes
         for page in found.pages:
             text = read_document(page.path)
-            scan = scan_document(text, str(page.path), rst=page.kind == "rst")
+            scan = scan_document(text, str(page.path), kind=page.kind)
             cited.extend(scan.cited)
             problems.extend(scan.problems)
             lists_all = lists_all or lists_every_entry(text)

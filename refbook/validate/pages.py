@@ -15,7 +15,11 @@ walked as its host reads it, so that ``--docs .`` in a project reports what its 
   ``site_dir`` (``site``), and only Markdown files there.
 
 A file named on the command line is always read. Each page comes with how to read it: ``rst``
-(reST roles) or ``markdown`` (Pandoc citations and MyST roles).
+(reST roles), ``myst`` (Markdown of a Sphinx project: MyST roles and Pandoc citations, text in
+directive fences) or ``markdown`` (every fence is code). A folder inside a project — ``--docs
+docs`` with ``conf.py`` one level up, as ``sphinx-build -c .`` has it — takes its kind of
+Markdown from the nearest ``conf.py`` or ``mkdocs.yml`` above it (in the same repository); only
+the rules of a host file inside the folder skip files.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ BUILT_MARKERS = (".buildinfo", "objects.inv", "sitemap.xml", "search/search_inde
 @dataclass(frozen=True, slots=True)
 class Page:
     path: Path
-    kind: str  # "rst" or "markdown"
+    kind: str  # "rst", "myst" or "markdown"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,16 +55,34 @@ class Pages:
     notes: tuple[str, ...] = ()  # what could not be read of a host's configuration
 
 
-def page_kind(path: Path) -> str:
-    """How a page named on the command line is read: by its suffix."""
-    return "rst" if path.suffix.lower() == ".rst" else "markdown"
+def page_kind(path: Path, markdown: str = "markdown") -> str:
+    """How a page named on the command line is read: by its suffix (``markdown``: the kind of
+    a Markdown page where it is)."""
+    return "rst" if path.suffix.lower() == ".rst" else markdown
+
+
+def _markdown_above(path: Path) -> str:
+    """``myst`` when the nearest host file above ``path`` (within its repository) is a Sphinx
+    ``conf.py`` that reads Markdown; ``markdown`` otherwise."""
+    try:
+        here = path.resolve()
+    except OSError:
+        return "markdown"
+    for folder in here.parents:
+        if (folder / "mkdocs.yml").is_file() or (folder / "mkdocs.yaml").is_file():
+            return "markdown"
+        if (folder / "conf.py").is_file():
+            return _read_conf(folder / "conf.py", []).suffixes.get(".md", "markdown")
+        if (folder / ".git").exists():
+            break
+    return "markdown"
 
 
 @dataclass(frozen=True, slots=True)
 class _Sphinx:
     root: Path
     exclude: tuple[re.Pattern[str], ...]
-    suffixes: dict[str, str]  # suffix -> "rst" / "markdown"
+    suffixes: dict[str, str]  # suffix -> "rst" / "myst"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,15 +100,16 @@ def find_pages(paths: Iterable[Path]) -> Pages:
         if p.is_dir():
             pages += _walk(p, notes)
         else:
-            pages.append(Page(p, page_kind(p)))
+            pages.append(Page(p, page_kind(p, _markdown_above(p))))
     return Pages(tuple(pages), tuple(notes))
 
 
 def _walk(top: Path, notes: list[str]) -> list[Page]:
     found: list[Page] = []
+    above = _markdown_above(top / "x")
     sphinx: list[_Sphinx] = []
     mkdocs: list[_MkDocs] = []
-    for dirpath, dirnames, filenames in os.walk(top):
+    for dirpath, dirnames, filenames in os.walk(top):  # top-down: a host file before its pages
         here = Path(dirpath)
         if "conf.py" in filenames:
             sphinx.append(_read_conf(here / "conf.py", notes))
@@ -96,7 +119,7 @@ def _walk(top: Path, notes: list[str]) -> list[Page]:
                 break
         dirnames[:] = sorted(d for d in dirnames if not _skipped(here / d, sphinx, mkdocs))
         for name in sorted(filenames):
-            kind = _kind(here / name, sphinx, mkdocs)
+            kind = _kind(here / name, sphinx, mkdocs, above)
             if kind is not None:
                 found.append(Page(here / name, kind))
     return found
@@ -118,7 +141,7 @@ def _skipped(folder: Path, sphinx: list[_Sphinx], mkdocs: list[_MkDocs]) -> bool
     return any(_within(folder, s.root) and _excluded(folder, s) for s in sphinx)
 
 
-def _kind(path: Path, sphinx: list[_Sphinx], mkdocs: list[_MkDocs]) -> str | None:
+def _kind(path: Path, sphinx: list[_Sphinx], mkdocs: list[_MkDocs], above: str) -> str | None:
     """How a file found in a walk is read, or None when no host reads it as a page."""
     suffix = path.suffix.lower()
     hosts = False
@@ -135,7 +158,7 @@ def _kind(path: Path, sphinx: list[_Sphinx], mkdocs: list[_MkDocs]) -> str | Non
                 return "markdown"
     if hosts or suffix not in DOC_SUFFIXES:
         return None
-    return "rst" if suffix == ".rst" else "markdown"
+    return "rst" if suffix == ".rst" else above
 
 
 def _within(path: Path, folder: Path) -> bool:
@@ -188,7 +211,7 @@ def _read_conf(conf: Path, notes: list[str]) -> _Sphinx:
     except (OSError, SyntaxError, ValueError) as exc:
         notes.append(f"{conf}: note: cannot be read ({exc.__class__.__name__}); every page but "
                      "those in _build and hidden folders is checked")
-        return _Sphinx(root, (), {**_SPHINX_DEFAULT_SUFFIXES, ".md": "markdown"})
+        return _Sphinx(root, (), {**_SPHINX_DEFAULT_SUFFIXES, ".md": "myst"})
     values = _assignments(tree)
     exclude: list[str] = []
     raw = values.get("exclude_patterns")
@@ -206,15 +229,15 @@ def _read_conf(conf: Path, notes: list[str]) -> _Sphinx:
     elif isinstance(raw, list) and all(isinstance(s, str) for s in raw):
         suffixes = {s.lower(): "rst" for s in raw}
     elif isinstance(raw, dict) and all(isinstance(s, str) for s in raw):
-        suffixes = {s.lower(): "markdown" if "markdown" in str(v) or "myst" in str(v) else "rst"
+        suffixes = {s.lower(): "myst" if "markdown" in str(v) or "myst" in str(v) else "rst"
                     for s, v in raw.items()}
     elif raw is not None:
         notes.append(f"{conf}: note: source_suffix is not plain data; .rst and .md files are read")
-        suffixes[".md"] = "markdown"
+        suffixes[".md"] = "myst"
     extensions = values.get("extensions")
     if isinstance(extensions, list) and any(
             isinstance(e, str) and e.startswith("myst") for e in extensions):
-        suffixes.setdefault(".md", "markdown")
+        suffixes.setdefault(".md", "myst")
     return _Sphinx(root, tuple(_matcher(p) for p in exclude), suffixes)
 
 

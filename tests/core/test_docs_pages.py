@@ -85,7 +85,7 @@ def test_sphinx_source_suffix_and_myst(tmp_path: Path) -> None:
     _write(tmp_path, {"conf.py": 'extensions = ["myst_parser"]\nsource_suffix = [".rst", ".txt"]\n',
                       "a.rst": "", "b.txt": "", "c.md": "", "d.markdown": ""})
     assert {(p.path.name, p.kind) for p in find_pages([tmp_path]).pages} == {
-        ("a.rst", "rst"), ("b.txt", "rst"), ("c.md", "markdown")}
+        ("a.rst", "rst"), ("b.txt", "rst"), ("c.md", "myst")}
 
 
 def test_mkdocs_folder_reads_docs_dir_only(tmp_path: Path,

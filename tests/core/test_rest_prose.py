@@ -20,7 +20,7 @@ from tests.growth import LIMIT, doubling_ratio
 def cited(page: str) -> list[tuple[str, int]]:
     """The keys the scan finds, with their lines — after checking that docutils, run live on
     the page, calls the citation roles for exactly these keys."""
-    found = [(k, where.line) for k, where in scan_document(page, "p.rst", rst=True).cited]
+    found = [(k, where.line) for k, where in scan_document(page, "p.rst", kind="rst").cited]
     assert sorted(k for k, _ in found) == run_by_docutils(page)
     return found
 
@@ -102,7 +102,7 @@ def test_escaped_and_glued_roles_are_text() -> None:
 
 
 def test_footcite_roles_and_malformed_roles() -> None:
-    scan = scan_document("A :footcite:`nosuch1,` and\n:cite:p:`{broken`.\n", "p.rst", rst=True)
+    scan = scan_document("A :footcite:`nosuch1,` and\n:cite:p:`{broken`.\n", "p.rst", kind="rst")
     assert [(k, w.line) for k, w in scan.cited] == [("nosuch1", 1)]
     assert [(d.code.slug, d.location.line if d.location else 0) for d in scan.problems] == [
         ("citation-syntax", 1), ("citation-syntax", 2)]
@@ -120,5 +120,5 @@ def test_blanking_keeps_every_offset() -> None:
                                   "- a::\n\n      b\n"])
 def test_rest_scan_is_linear(unit: str) -> None:
     ratio = doubling_ratio(lambda n, _attempt: unit * (n // len(unit)),
-                           lambda t: scan_document(t, "p.rst", rst=True), 20_000)
+                           lambda t: scan_document(t, "p.rst", kind="rst"), 20_000)
     assert ratio <= LIMIT, (unit, ratio)

@@ -267,3 +267,71 @@ def test_check_docs_reports_what_sphinx_reports(tmp_path: Path, build: Callable[
     check = {(r["code"], r["line"]) for r in json.loads(capsys.readouterr().out)
              if r["file"].endswith(page)}
     assert check == sphinx
+
+
+# A MyST page: roles and Pandoc citations in directive fences are citations, in code not.
+MYST = """# MyST
+
+A paragraph over
+two lines {cite:p}`nosuchM1` and [@nosuchM2].
+
+```{note}
+In a note {cite}`nosuchM3`
+and [@nosuchM4].
+```
+
+````{admonition} A title
+:class: tip
+
+Body {cite:t}`nosuchM5`.
+
+```{code-block} python
+print("{cite}`quietM1` [@quietM2]")
+```
+
+After the nested code [@nosuchM6].
+````
+
+```python
+x = "{cite}`quietM3` [@quietM4]"
+```
+
+Inline `` {cite}`quietM5` `` code and `[@quietM6]` then {cite}`nosuchM7`.
+
+```{math}
+{cite}`quietM7`
+```
+
+- A list item
+  over two lines {cite}`nosuchM9`
+  and three {cite}`nosuchM9`.
+
+> A quote
+> with {cite:t}`nosuchM10` in it.
+
+Last [@nosuchM8].
+"""
+
+MYST_CONF = """\
+extensions = ["myst_parser", "sphinx_refbook"]
+source_suffix = {".md": "markdown"}
+refbook_bibfiles = ["refs.bib"]
+"""
+
+
+def test_check_docs_reads_a_myst_page_as_sphinx_does(tmp_path: Path, build: Callable[..., Built],
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """In a Sphinx project, ``refbook check --docs`` reads a Markdown page as MyST: a directive
+    fence holds text (unless the directive holds code), code holds no citation."""
+    (tmp_path / "conf.py").write_text(MYST_CONF, encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    (tmp_path / "index.md").write_text(MYST, encoding="utf-8")
+    sphinx = _refbook_rows(build(tmp_path, "text").warnings, "index.md")
+    # each at its own line (MyST gives a role its paragraph's first line, as docutils does)
+    assert {line for _, line in sphinx} == {
+        i for i, line in enumerate(MYST.split("\n"), start=1) if "nosuch" in line}
+    assert main(["check", str(tmp_path / "refs.bib"), "--docs", str(tmp_path), "--format",
+                 "json"]) == 1
+    check = {(r["code"], r["line"]) for r in json.loads(capsys.readouterr().out)
+             if r["file"].endswith("index.md")}
+    assert check == sphinx
