@@ -481,3 +481,48 @@ def test_rest_book_sphinx_and_check_docs_report_alike(tmp_path: Path) -> None:
     assert not any(r[1].startswith(("_build", "drafts")) for r in check)
     cite_rows = {r for r in check if r[1].endswith(".rst")}
     assert len(cite_rows) == 5, sorted(cite_rows)
+
+
+MKDOCS_PAGE = """\
+# A page
+
+A paragraph over
+two lines [@nosuch1] and {cite}`notarole` (MkDocs has no roles).
+
+    [@notindented] is indented code
+
+```{note}
+[@notinfence]: a MyST directive is a code block to MkDocs
+```
+
+- a list item
+
+    [@nosuch2] indented in the item: its text, not code
+
+Inline `[@notinspan]` then [@nosuch3].
+"""
+
+
+def test_mkdocs_book_check_docs_reads_pages_as_the_plugin(tmp_path: Path) -> None:
+    """``refbook check --docs .`` in an MkDocs project reports what ``mkdocs build`` reports:
+    the pages of ``docs_dir`` only, no citation in fenced or indented code or code spans, no
+    MyST role (MkDocs has none), each at its line; never the built ``site/``."""
+    book = tmp_path / "mk"
+    (book / "docs").mkdir(parents=True)
+    (book / "refs.bib").write_text(BIB, encoding="utf-8")
+    (book / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    (book / "mkdocs.yml").write_text("site_name: x\nplugins:\n  - refbook:\n      bib_files: "
+                                     "[refs.bib]\n", encoding="utf-8")
+    (book / "docs" / "index.md").write_text(MKDOCS_PAGE, encoding="utf-8")
+    (book / "README.md").write_text("[@notapage]\n", encoding="utf-8")
+    mkdocs = mkdocs_rows(book)
+    assert (book / "site" / "index.html").exists()
+    (book / "site" / "index.md").write_text("[@notapage]\n", encoding="utf-8")
+    out = _run([str(BIN / "refbook"), "check", "refs.bib", "--docs", ".", "--format", "json"],
+               book)
+    check = {(d["code"], d["file"], d["line"]) for d in json.loads(out.stdout)}
+    assert check == mkdocs
+    lines = MKDOCS_PAGE.split("\n")
+    assert {r for r in check if r[1].endswith(".md")} == {
+        ("refbook.unknown-key", "docs/index.md", i) for i, x in enumerate(lines, 1)
+        if "nosuch" in x}

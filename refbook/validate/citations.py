@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from refbook.codemask import code_spans, mask_code_spans
+from refbook.codemask import code_spans, mask_code_spans, mask_mkdocs_code
 from refbook.diagnostics import Code, Diagnostic
 from refbook.models import Location
 from refbook.registry import KeyIndex, unresolved_key
@@ -71,12 +71,16 @@ def scan_document(text: str, document: str, *, kind: str = "markdown") -> Scan:
     """Every cited key of one document with its ``document:line``, and its malformed roles.
 
     ``kind``: ``rst`` (reST roles), ``myst`` (a Sphinx project's Markdown: MyST roles and
-    Pandoc citations, directive fences hold text) or ``markdown`` (every fence is code).
+    Pandoc citations, directive fences hold text), ``mkdocs`` (Pandoc citations outside fenced
+    and indented code, as the MkDocs plugin reads them) or ``markdown`` (Pandoc citations and
+    MyST roles; every fence is code).
     """
     found: list[tuple[str, Location]] = []
     problems: list[Diagnostic] = []
     if kind == "rst":
         prose = rst_prose(text)
+    elif kind == "mkdocs":
+        prose = mask_mkdocs_code(text)
     else:
         prose = markdown_prose_blocks(text, myst=kind == "myst")
     # lines counted in the text searched (blanking keeps every line break where it was)
@@ -95,6 +99,10 @@ def scan_document(text: str, document: str, *, kind: str = "markdown") -> Scan:
     if kind == "rst":
         for m in RST_ROLE.finditer(prose):
             add_role(m)
+        return Scan(tuple(found), tuple(problems))
+    if kind == "mkdocs":  # no roles in MkDocs
+        found.extend((k, Location(document, c.line)) for c in find_citations(prose)
+                     for k in c.keys)
         return Scan(tuple(found), tuple(problems))
     # a role's text is a code span of its own; a role inside another code span is code
     spans = code_spans(prose)

@@ -16,7 +16,9 @@ walked as its host reads it, so that ``--docs .`` in a project reports what its 
 
 A file named on the command line is always read. Each page comes with how to read it: ``rst``
 (reST roles), ``myst`` (Markdown of a Sphinx project: MyST roles and Pandoc citations, text in
-directive fences) or ``markdown`` (every fence is code). A folder inside a project — ``--docs
+directive fences), ``mkdocs`` (Pandoc citations outside fenced and indented code, as the MkDocs
+plugin reads them) or ``markdown`` (no host found: Pandoc citations and MyST roles outside
+fenced code). A folder inside a project — ``--docs
 docs`` with ``conf.py`` one level up, as ``sphinx-build -c .`` has it — takes its kind of
 Markdown from the nearest ``conf.py`` or ``mkdocs.yml`` above it (in the same repository); only
 the rules of a host file inside the folder skip files.
@@ -46,7 +48,7 @@ BUILT_MARKERS = (".buildinfo", "objects.inv", "sitemap.xml", "search/search_inde
 @dataclass(frozen=True, slots=True)
 class Page:
     path: Path
-    kind: str  # "rst", "myst" or "markdown"
+    kind: str  # "rst", "myst", "mkdocs" or "markdown"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,17 +64,18 @@ def page_kind(path: Path, markdown: str = "markdown") -> str:
 
 
 def _markdown_above(path: Path) -> str:
-    """``myst`` when the nearest host file above ``path`` (within its repository) is a Sphinx
-    ``conf.py`` that reads Markdown; ``markdown`` otherwise."""
+    """How the nearest host file above ``path`` (within its repository) reads Markdown: a
+    Sphinx ``conf.py`` as MyST (where both are, Sphinx reads more), a ``mkdocs.yml`` as MkDocs;
+    ``markdown`` without either."""
     try:
         here = path.resolve()
     except OSError:
         return "markdown"
     for folder in here.parents:
-        if (folder / "mkdocs.yml").is_file() or (folder / "mkdocs.yaml").is_file():
-            return "markdown"
         if (folder / "conf.py").is_file():
             return _read_conf(folder / "conf.py", []).suffixes.get(".md", "markdown")
+        if (folder / "mkdocs.yml").is_file() or (folder / "mkdocs.yaml").is_file():
+            return "mkdocs"
         if (folder / ".git").exists():
             break
     return "markdown"
@@ -155,7 +158,7 @@ def _kind(path: Path, sphinx: list[_Sphinx], mkdocs: list[_MkDocs], above: str) 
         if _within(path, m.root):
             hosts = True
             if _within(path, m.docs_dir) and suffix in MKDOCS_SUFFIXES:
-                return "markdown"
+                return "mkdocs"
     if hosts or suffix not in DOC_SUFFIXES:
         return None
     return "rst" if suffix == ".rst" else above
