@@ -5,8 +5,7 @@ walked as its host reads it, so that ``--docs .`` in a project reports what its 
 
 - never a build's output or tooling: ``_build``, hidden folders (``.venv``, ``.git``), a
   virtual environment (a ``pyvenv.cfg``), ``node_modules``, ``__pycache__``, and a folder that
-  holds a built site (Sphinx's ``.buildinfo`` or ``objects.inv``, MkDocs'
-  ``search/search_index.json`` or ``sitemap.xml``);
+  holds a built site (Sphinx's ``.buildinfo``, MkDocs' ``search/search_index.json``);
 - where a folder has a Sphinx ``conf.py``: its ``exclude_patterns`` (Sphinx's patterns, relative
   to that folder) and its ``source_suffix`` (and ``.md`` with MyST), read as plain data with
   :mod:`ast` — ``conf.py`` is never run; a value that is no literal is reported as a note and
@@ -41,8 +40,9 @@ __all__ = ["DOC_SUFFIXES", "Page", "Pages", "find_pages", "page_kind"]
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt")
 MKDOCS_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")
 SKIPPED_NAMES = frozenset({"_build", "node_modules", "__pycache__"})
-# what a folder of built HTML holds (Sphinx, MkDocs)
-BUILT_MARKERS = (".buildinfo", "objects.inv", "sitemap.xml", "search/search_index.json")
+# what a folder of built HTML holds (Sphinx, MkDocs); not objects.inv or sitemap.xml, which a
+# source folder may hold too (a local intersphinx inventory, a hand-written sitemap)
+BUILT_MARKERS = (".buildinfo", "search/search_index.json")
 
 
 @dataclass(frozen=True, slots=True)
