@@ -55,7 +55,7 @@ from mkdocs_refbook.rendering import (
     citation_html,
     entry_text,
 )
-from refbook.codemask import mask_code_spans, mask_fenced_blocks
+from refbook.codemask import mask_mkdocs_code
 from refbook.diagnostics import Code, Diagnostic
 from refbook.items import items_for
 from refbook.models import Location
@@ -111,9 +111,8 @@ _BACKREF = re.compile(r'(?:&#160;)?(?P<link><a class="footnote-backref" href="#(
 
 def _mask_code(markdown: str) -> str:
     """Fenced code, indented code and code spans blanked out, keeping offsets and line numbers,
-    each in linear time (:mod:`refbook.codemask`). Code spans go last: a line that starts with
-    a code span is not indented code."""
-    return mask_code_spans(_mask_indented_code(mask_fenced_blocks(markdown)))
+    each in linear time (:mod:`refbook.codemask`, which ``refbook check --docs`` uses too)."""
+    return mask_mkdocs_code(markdown)
 
 
 def _squash(text: str) -> str:
@@ -215,34 +214,6 @@ _FOOTNOTES = "<!-- refbook:footnotes -->"
 #: ``footnotes`` output: mkdocs-bibtex's full list, every entry as a footnote
 _FOOTNOTES_ALL = "<!-- refbook:footnotes all -->"
 _FOOTNOTE_MARKERS = re.compile(f"{re.escape(_FOOTNOTES)}|{re.escape(_FOOTNOTES_ALL)}")
-# a line that opens a block whose body is indented: a list item, an admonition, a content tab
-_CONTAINER = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|(?:!!!|\?\?\?\+?|===)[ \t]")
-
-
-def _mask_indented_code(markdown: str) -> str:
-    """Indented code blocks blanked out (lines kept), after fenced code and before code spans
-    (see :func:`_mask_code`). Indented lines that belong to a list item, an admonition or a
-    content tab are not code."""
-    out: list[str] = []
-    blank_before, in_code, in_container = True, False, False
-    for line in markdown.splitlines(keepends=True):
-        if not line.strip():
-            out.append(line)
-            blank_before = True
-            continue
-        indented = line.startswith(("    ", "\t"))
-        if indented and (in_code or (blank_before and not in_container)):
-            in_code = True
-            out.append(re.sub(r"[^\n]", " ", line))
-        else:
-            in_code = False
-            if not indented:
-                in_container = bool(_CONTAINER.match(line)) or (in_container and not blank_before)
-            out.append(line)
-        blank_before = False
-    return "".join(out)
-
-
 @lru_cache(maxsize=8)
 def _command_pattern(*commands: str) -> re.Pattern[str]:
     return re.compile("|".join(map(re.escape, sorted(commands, key=len, reverse=True))))

@@ -1,7 +1,8 @@
 """Code in Markdown blanked out, in linear time, so citation scanners skip it.
 
 Where it sits: before :func:`refbook.syntax.find_citations` wherever a whole Markdown page is
-scanned (the MkDocs plugin's line numbers, ``refbook check --docs``). Blanking replaces every
+scanned (the MkDocs plugin's line numbers, ``refbook check --docs``; indented code as the
+MkDocs plugin reads it: :func:`mask_indented_code`). Blanking replaces every
 character but ``\\n`` by a space, so offsets and line numbers stay those of the page.
 
 Both scanners walk the text once. The regular expressions they replace were cubic on a page of
@@ -21,7 +22,7 @@ from __future__ import annotations
 import re
 
 __all__ = ["blank", "code_spans", "fenced_blocks", "mask_code", "mask_code_spans",
-           "mask_fenced_blocks"]
+           "mask_fenced_blocks", "mask_indented_code", "mask_mkdocs_code"]
 
 _FENCE_LINE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
@@ -138,6 +139,41 @@ def mask_code_spans(text: str) -> str:
 def mask_fenced_blocks(text: str) -> str:
     """``text`` with its fenced code blocks blanked out."""
     return _replace(text, fenced_blocks(text))
+
+
+# a line that opens a block whose body is indented: a list item, an admonition, a content tab
+_CONTAINER = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|(?:!!!|\?\?\?\+?|===)[ \t]")
+
+
+def mask_indented_code(markdown: str) -> str:
+    """Indented code blocks blanked out (lines kept), after fenced code and before code spans
+    (see :func:`mask_mkdocs_code`). Indented lines that belong to a list item, an admonition or a
+    content tab are not code."""
+    out: list[str] = []
+    blank_before, in_code, in_container = True, False, False
+    for line in markdown.splitlines(keepends=True):
+        if not line.strip():
+            out.append(line)
+            blank_before = True
+            continue
+        indented = line.startswith(("    ", "\t"))
+        if indented and (in_code or (blank_before and not in_container)):
+            in_code = True
+            out.append(re.sub(r"[^\n]", " ", line))
+        else:
+            in_code = False
+            if not indented:
+                in_container = bool(_CONTAINER.match(line)) or (in_container and not blank_before)
+            out.append(line)
+        blank_before = False
+    return "".join(out)
+
+
+def mask_mkdocs_code(markdown: str) -> str:
+    """Fenced code, indented code and code spans blanked out, as the MkDocs plugin reads a page
+    (Python-Markdown never parses citations there). Code spans go last: a line that starts
+    with a code span is not indented code."""
+    return mask_code_spans(mask_indented_code(mask_fenced_blocks(markdown)))
 
 
 def mask_code(markdown: str) -> str:

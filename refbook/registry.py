@@ -232,7 +232,8 @@ def unresolved_key(key: str, location: Location | None, keys: KeyIndex, *,
     if right is not None:
         return Diagnostic(
             Code.CITE_CASE,
-            f"{what} key {key!r} is not in any bibliography file; {right!r} is",
+            # the hint says keys are case-sensitive: the hosts print it after the message
+            f"{what} key {key!r} is not in any bibliography file, but {right!r} is",
             location, hint=f"keys are case-sensitive: did you mean {right!r}?", key=key)
     close = difflib.get_close_matches(key, keys.keys, n=1, cutoff=0.75)
     hint = (f"did you mean {close[0]!r}? Otherwise add the entry to a .bib file." if close

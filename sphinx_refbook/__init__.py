@@ -29,6 +29,7 @@ from sphinx_refbook.domain import (
     on_get_outdated,
 )
 from sphinx_refbook.footnotes import FootBibliographyDirective, FootCiteRole, PlaceFootnotes
+from sphinx_refbook.lines import CitationLines
 from sphinx_refbook.nodes import (
     PASS,
     SKIP,
@@ -81,6 +82,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_role("footcite", FootCiteRole())
     app.add_directive("bibliography", BibliographyDirective)
     app.add_directive("footbibliography", FootBibliographyDirective)
+    app.add_transform(CitationLines)
     app.add_transform(PandocCitations)
     app.add_transform(PlaceFootnotes)
     app.add_post_transform(ResolveCitations)

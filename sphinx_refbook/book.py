@@ -159,10 +159,12 @@ def resolve_book(
     auto_doc: str | None = None,
     check: Config | None = None,
     footsites: Mapping[str, tuple[CitationSite, ...]] | None = None,
+    syntaxes: Sequence[str] = ("markdown",),
 ) -> Book:
     """Format the book. ``order`` is the reading order of documents; ``auto_doc`` receives the
     book's list when no spec exists; ``footsites`` are the footnote citations (formatted apart:
-    no list shows their entries)."""
+    no list shows their entries); ``syntaxes`` are those of the pages (``rst``, ``markdown``,
+    ``myst``), for hints that show a citation as the pages write one."""
     bib = read_bibliography(list(bibfiles), cache_dir=cache_dir)
     registry = Registry()
     doc_order = list(order) + sorted(d for d in sites if d not in order)
@@ -246,7 +248,7 @@ def resolve_book(
     # one configuration for both, as `refbook check --docs` applies it
     bib_problems = _bib_checks(bib, check, files_digest(bibfiles), cache_dir)
     used = set(bib.keys()) if everything else {k for k, _ in res.entries} | cited_set | foot_used
-    unused = (unused_entries(bib, used, syntax="sphinx") if check.enabled(Code.UNUSED_ENTRY)
+    unused = (unused_entries(bib, used, syntaxes=syntaxes) if check.enabled(Code.UNUSED_ENTRY)
               else [])
     cite_problems = apply_config([*res.diagnostics, *problems], check, bib)
     cite_problems += _summed_up(apply_config(unused, check, bib))

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from docutils import nodes
 from sphinx.domains import Domain
+from sphinx.errors import FiletypeNotFoundError
+from sphinx.util import get_filetype
 from sphinx.util.nodes import make_refnode
 
 from refbook import __version__, sealed
@@ -159,9 +161,10 @@ class RefbookDomain(Domain):
         order = book_order(env)
         auto_doc = env.config.root_doc if s.auto_bibliography else None
         bibfiles = self.bibfiles()
+        syntaxes = page_syntaxes(env)
         key = files_digest([*bibfiles]) + _digest(repr((
             __version__, ENV_VERSION, s.style, s.backlinks, auto_doc, order, titles, specs,
-            s.latin1,
+            s.latin1, syntaxes,
             sorted(self.nocite.items()), s.check,
             [(doc, [(x.index, x.citation.refs, x.citation.mode, x.section, x.anchor)
                     for x in self.sites[doc]]) for doc in sorted(self.sites)],
@@ -177,7 +180,7 @@ class RefbookDomain(Domain):
                 bibfiles=bibfiles, style=s.style, sites=self.sites, specs=specs,
                 nocite=self.nocite, order=order, titles=titles, backlinks=s.backlinks,
                 cache_dir=str(cache_dir), auto_doc=auto_doc, check=s.check,
-                footsites=self.footsites)
+                footsites=self.footsites, syntaxes=syntaxes)
             base = s.bibfiles_dir or str(env.srcdir)
             # bibtex_encoding = 'latin-1' declares what the reader's fallback found
             expected = {Code.ENCODING} if s.latin1 else set()
@@ -360,6 +363,23 @@ def relocate(problems: tuple[Diagnostic, ...], sites: dict[str, tuple[CitationSi
             d = replace(d, location=Location(loc.file, found[min(n, len(found) - 1)]))
         out.append(d)
     return tuple(out)
+
+
+def page_syntaxes(env: BuildEnvironment) -> tuple[str, ...]:
+    """How the book's pages cite (``rst``, ``markdown`` for Pandoc brackets, ``myst`` for MyST
+    roles where Pandoc syntax is off): an unused entry's hint shows a citation as they do."""
+    pandoc = settings(env.config).pandoc_syntax
+    found: set[str] = set()
+    for doc in env.found_docs:
+        try:
+            filetype = get_filetype(env.config.source_suffix, env.doc2path(doc))
+        except FiletypeNotFoundError:
+            continue
+        if filetype == "restructuredtext":
+            found.add("rst")
+        else:
+            found.add("markdown" if pandoc else "myst")
+    return tuple(sorted(found))
 
 
 def _sphinx_hint(d: Diagnostic, base: str, alias: bool = False) -> Diagnostic:

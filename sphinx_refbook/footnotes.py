@@ -21,8 +21,9 @@ from docutils.nodes import make_id
 from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
+from refbook.role_targets import parse_foot_keys
 from refbook.syntax import Citation, CiteRef
-from sphinx_refbook import report
+from sphinx_refbook.lines import hold_problem, mark_role
 from sphinx_refbook.nodes import foot_author_node, foot_entry_node, footcite_node
 
 if TYPE_CHECKING:
@@ -63,18 +64,13 @@ class FootCiteRole(SphinxRole):
         form = self.name.split(":")[-1] if ":" in self.name else "p"
         if form not in FOOT_FORMS:
             form = "p"
-        keys = [k.strip() for k in self.text.split(",")]
-        if not all(keys):
-            msg = f"malformed footnote citation {self.text!r}: a key is empty"
-            where = (self.env.docname, self.lineno)
-            if report.warn("citation-syntax", msg, where, self.env):
-                from sphinx_refbook.domain import domain_of
-
-                domain_of(self.env).note_problem(self.env.docname, "citation-syntax", msg,
-                                                 self.lineno)
-            keys = [k for k in keys if k]
-            if not keys:
-                return [nodes.inline(self.rawtext, self.rawtext, classes=["refbook-unknown"])], []
+        # a problem is reported once the role's own line is known (sphinx_refbook.lines)
+        keys, problem = parse_foot_keys(self.text)
+        if not keys:
+            bad = nodes.inline(self.rawtext, self.rawtext, classes=["refbook-unknown"])
+            hold_problem(bad, "citation-syntax", problem, self.lineno)
+            mark_role(bad, self)
+            return [bad], []
         document = self.inliner.document
         page = _page(self.env)
         textual = FOOT_FORMS[form] == "narrative"
@@ -102,6 +98,9 @@ class FootCiteRole(SphinxRole):
         node = footcite_node(self.rawtext, *children, citation=citation, form=form,
                              docname=self.env.docname)
         self.set_source_info(node)
+        if problem:
+            hold_problem(node, "citation-syntax", problem, self.lineno)
+        mark_role(node, self)
         return [node], []
 
 

@@ -7,16 +7,18 @@ once the whole book is known. ``:cite:empty:`` lists keys without citing them (n
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from docutils import nodes
 from sphinx.util.docutils import SphinxRole
 
-from refbook.syntax import Citation, CiteRef, parse_locator
-from sphinx_refbook import report
+from refbook.role_targets import parse_targets
+from refbook.syntax import Citation
+from sphinx_refbook.lines import hold_problem, mark_role
 from sphinx_refbook.nodes import citation_node
+
+__all__ = ["FORMS", "CiteRole", "parse_targets"]
 
 if TYPE_CHECKING:
     from docutils.nodes import Node, system_message
@@ -38,39 +40,6 @@ FORMS: dict[str, str] = {
     "empty": "parenthetical",
 }
 
-# Possessive runs (*+, ++): every part after a run can never match what the run gave back, so
-# a failed match ends at once (two \s* around an optional group split a run of spaces before
-# a stray "{" in every way: 20k spaces took 4 s).
-_TARGET = re.compile(r"\s*+(?:\{(?P<pre>[^{}]*+)\})?\s*+(?P<key>[^{}\s,]++)\s*+"
-                     r"(?:\{(?P<post>[^{}]*+)\})?\s*+")
-
-
-def parse_targets(text: str) -> tuple[CiteRef, ...]:
-    """``{see}a{p. 3}, b`` → refs; raises ValueError on a malformed list."""
-    refs: list[CiteRef] = []
-    pos = 0
-    while True:
-        m = _TARGET.match(text, pos)
-        if m is None or not m.group("key"):
-            msg = f"malformed citation target list {text!r}"
-            raise ValueError(msg)
-        refs.append(_ref(m.group("key"), m.group("pre") or "", m.group("post") or ""))
-        pos = m.end()
-        if pos >= len(text):
-            return tuple(refs)
-        if text[pos] != ",":
-            msg = f"malformed citation target list {text!r} (expected ',' at {text[pos:]!r})"
-            raise ValueError(msg)
-        pos += 1
-
-
-def _ref(key: str, pre: str, post: str) -> CiteRef:
-    label, locator, rest = parse_locator(", " + post.strip()) if post.strip() else ("", "", "")
-    if not locator and post.strip():
-        rest = ", " + post.strip()
-    return CiteRef(key=key, prefix=pre.strip(), suffix=rest.rstrip(), locator=locator, label=label)
-
-
 class CiteRole(SphinxRole):
     """``:cite:<form>:`keys```; the form is the role's name after ``cite:`` (bare ``cite`` = p)."""
 
@@ -81,13 +50,11 @@ class CiteRole(SphinxRole):
         try:
             refs = parse_targets(self.text)
         except ValueError as err:
-            where = (self.env.docname, self.lineno)
-            if report.warn("citation-syntax", str(err), where, self.env):
-                from sphinx_refbook.domain import domain_of
-
-                domain_of(self.env).note_problem(self.env.docname, "citation-syntax", str(err),
-                                                 self.lineno)
-            return [nodes.inline(self.rawtext, self.rawtext, classes=["refbook-unknown"])], []
+            # reported once the role's own line is known (sphinx_refbook.lines)
+            bad = nodes.inline(self.rawtext, self.rawtext, classes=["refbook-unknown"])
+            hold_problem(bad, "citation-syntax", str(err), self.lineno)
+            mark_role(bad, self)
+            return [bad], []
         if form == "empty":
             from sphinx_refbook.domain import domain_of
 
@@ -101,4 +68,5 @@ class CiteRole(SphinxRole):
         node = citation_node(self.rawtext, nodes.Text(self.text), citation=citation, form=form,
                              docname=self.env.docname)
         self.set_source_info(node)
+        mark_role(node, self)
         return [node], []

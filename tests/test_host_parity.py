@@ -357,3 +357,183 @@ def test_strict_mode_lists_every_problem_in_one_failure(tmp_path: Path) -> None:
     assert mkdocs.returncode != 0
     listed = _after(mkdocs.stderr, f"refbook strict mode: {len(expected_mkdocs)} problem(s):")
     assert _rows(listed, book) == expected_mkdocs
+
+
+# The same book in reST, as a Sphinx project in one folder (conf.py beside the pages, the build
+# in _build/ as sphinx-quickstart lays it out): citations in multi-line paragraphs, after
+# directive blocks, in inline literals and code (no citations), a footnote citation, an
+# excluded draft, and a _build/ folder holding a stale copy of a page and a theme's licence.
+RST_CONF = """\
+extensions = ["sphinx_refbook"]
+refbook_bibfiles = ["refs.bib"]
+exclude_patterns = ["_build", "drafts/*"]
+"""
+
+RST_INDEX = """\
+A book
+======
+
+.. toctree::
+   :hidden:
+
+   ch1
+   ch2
+
+This book cites :cite:p:`good2020` and
+:cite:p:`sameA2019,sameB2019`.
+
+.. bibliography::
+"""
+
+RST_CH1 = """\
+One
+===
+
+Chapters cite :cite:p:`chapter2018`, :cite:t:`nojournal2017`
+and :cite:p:`range2016` over
+three lines; a key that is in no file: :cite:`nosuch2020`.
+
+.. note::
+   :class: margin
+
+   A note that cites :cite:t:`prefix2015`
+   and, on its second line, :cite:`nosuchnote`.
+
+.. code-block:: python
+   :caption: Code is never a citation
+
+   print(":cite:`notacitation`")
+
+An inline literal ``:cite:`notaliteral``` is none either,
+but this is: :cite:`nosuch2020` (again).
+
+Wrong case, after a literal block::
+
+    :cite:`Good2020` in a literal block
+
+.. a comment :cite:`notacomment`
+
+The real wrong case:
+:cite:`Good2020`.
+"""
+
+RST_CH2 = """\
+Two
+===
+
+- A list item
+  citing :cite:p:`others2014` and :footcite:`caps2013`.
+
++----------+---------------------+
+| a table  | cell text           |
+|          | :cite:`after2010`   |
+|          | :cite:`nosuchcell`  |
++----------+---------------------+
+
+.. footbibliography::
+"""
+
+DRAFT = "Draft\n=====\n\n:cite:`nosuchdraft`\n"
+
+
+def _write_rst_book(root: Path) -> Path:
+    book = root / "rstbook"
+    for name, text in {"refs.bib": BIB, "conf.py": RST_CONF, "pyproject.toml": PYPROJECT,
+                       "index.rst": RST_INDEX, "ch1.rst": RST_CH1, "ch2.rst": RST_CH2,
+                       "drafts/draft.rst": DRAFT}.items():
+        (book / name).parent.mkdir(parents=True, exist_ok=True)
+        (book / name).write_text(text, encoding="utf-8")
+    return book
+
+
+def _rst_sphinx_rows(book: Path) -> set[Row]:
+    # -E: every page read again (an incremental build reports only the pages it reads)
+    out = _run([str(BIN / "sphinx-build"), "-E", "-b", "html", ".", "_build/html"], book)
+    assert out.returncode == 0, out.stderr
+    return _rows(out.stdout + "\n" + out.stderr, book)
+
+
+def test_rest_book_sphinx_and_check_docs_report_alike(tmp_path: Path) -> None:
+    """Evidence 3 of the validation issue: on a reST book, Sphinx and ``refbook check --docs .``
+    report the same ``(code, file, line)`` set — each citation at its own line in multi-line
+    paragraphs, list items, table cells and after directive blocks; none in inline literals,
+    literal blocks, code or comments; none from the excluded draft or from ``_build/`` (a stale
+    ``_sources`` copy of a page whose citations were on other lines, a theme's licence file with
+    a role-like string). (MkDocs reads no reST: the Markdown book above compares all three.)"""
+    book = _write_rst_book(tmp_path)
+    _rst_sphinx_rows(book)  # a first build leaves _build/html/_sources/ch1.rst.txt …
+    stale = book / "_build" / "html" / "_sources" / "ch1.rst.txt"
+    assert ":cite:`nosuch2020`" in stale.read_text(encoding="utf-8")
+    # … then the chapter moves down four lines, so the copy is stale
+    (book / "ch1.rst").write_text(RST_CH1.replace("One\n===\n", "One\n===\n\nIntro.\n\nMore.\n",
+                                                  1), encoding="utf-8")
+    licence = book / "_build" / "html" / "_static" / "LICENSE.txt"
+    licence.write_text("Copyright: use :cite:`nosuchlicence` freely, see [@nosuchlicence].\n",
+                       encoding="utf-8")
+    sphinx = _rst_sphinx_rows(book)
+    check_out = _run([str(BIN / "refbook"), "check", "refs.bib", "--docs", ".", "--format",
+                      "json"], book)
+    assert check_out.returncode in (0, 1), check_out.stderr
+    check = {(d["code"], d["file"], d["line"]) for d in json.loads(check_out.stdout)}
+    assert check == sphinx
+    ch1 = (book / "ch1.rst").read_text(encoding="utf-8").split("\n")
+
+    def line_of(text: str, start: int = 0) -> int:
+        return next(i for i, x in enumerate(ch1) if i >= start and text in x) + 1
+
+    # the planted citations, at the lines a reader finds them on
+    assert {("refbook.unknown-key", "ch1.rst", line_of("no file: :cite:`nosuch2020`")),
+            ("refbook.unknown-key", "ch1.rst", line_of("second line, :cite:`nosuchnote`")),
+            ("refbook.unknown-key", "ch1.rst", line_of("but this is: :cite:`nosuch2020`")),
+            ("refbook.cite-case", "ch1.rst", line_of(":cite:`Good2020`.")),
+            ("refbook.unknown-key", "ch2.rst", 10)} <= check
+    for quiet in ("notacitation", "notaliteral", "notacomment", "nosuchdraft", "nosuchlicence"):
+        assert not any(quiet in str(r) for r in check)
+    assert not any(r[1].startswith(("_build", "drafts")) for r in check)
+    cite_rows = {r for r in check if r[1].endswith(".rst")}
+    assert len(cite_rows) == 5, sorted(cite_rows)
+
+
+MKDOCS_PAGE = """\
+# A page
+
+A paragraph over
+two lines [@nosuch1] and {cite}`notarole` (MkDocs has no roles).
+
+    [@notindented] is indented code
+
+```{note}
+[@notinfence]: a MyST directive is a code block to MkDocs
+```
+
+- a list item
+
+    [@nosuch2] indented in the item: its text, not code
+
+Inline `[@notinspan]` then [@nosuch3].
+"""
+
+
+def test_mkdocs_book_check_docs_reads_pages_as_the_plugin(tmp_path: Path) -> None:
+    """``refbook check --docs .`` in an MkDocs project reports what ``mkdocs build`` reports:
+    the pages of ``docs_dir`` only, no citation in fenced or indented code or code spans, no
+    MyST role (MkDocs has none), each at its line; never the built ``site/``."""
+    book = tmp_path / "mk"
+    (book / "docs").mkdir(parents=True)
+    (book / "refs.bib").write_text(BIB, encoding="utf-8")
+    (book / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    (book / "mkdocs.yml").write_text("site_name: x\nplugins:\n  - refbook:\n      bib_files: "
+                                     "[refs.bib]\n", encoding="utf-8")
+    (book / "docs" / "index.md").write_text(MKDOCS_PAGE, encoding="utf-8")
+    (book / "README.md").write_text("[@notapage]\n", encoding="utf-8")
+    mkdocs = mkdocs_rows(book)
+    assert (book / "site" / "index.html").exists()
+    (book / "site" / "index.md").write_text("[@notapage]\n", encoding="utf-8")
+    out = _run([str(BIN / "refbook"), "check", "refs.bib", "--docs", ".", "--format", "json"],
+               book)
+    check = {(d["code"], d["file"], d["line"]) for d in json.loads(out.stdout)}
+    assert check == mkdocs
+    lines = MKDOCS_PAGE.split("\n")
+    assert {r for r in check if r[1].endswith(".md")} == {
+        ("refbook.unknown-key", "docs/index.md", i) for i, x in enumerate(lines, 1)
+        if "nosuch" in x}

@@ -9,96 +9,117 @@ from __future__ import annotations
 
 import bisect
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from refbook.codemask import mask_code_spans
+from refbook.codemask import code_spans, mask_code_spans, mask_mkdocs_code
 from refbook.diagnostics import Code, Diagnostic
 from refbook.models import Location
 from refbook.registry import KeyIndex, case_folded_key, unresolved_key
+from refbook.role_targets import parse_foot_keys, parse_targets
 from refbook.syntax import find_citations
+from refbook.validate.myst import markdown_prose_blocks
+from refbook.validate.rest import rst_prose
 
 if TYPE_CHECKING:
     from collections.abc import Container, Iterable, Sequence
 
     from refbook.models import Bibliography
 
-__all__ = ["DOC_SUFFIXES", "check_citations", "find_documents", "lists_every_entry", "read_document",
+__all__ = ["CITE_EXAMPLES", "Scan", "check_citations", "cite_example", "lists_every_entry", "read_document", "scan_document",
            "scan_text", "unused_entries"]
 
-DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt")
-# Sphinx roles (reST ``:cite:p:`a,b```, MyST ``{cite:p}`a,b```) as sphinxcontrib-bibtex has them.
-RST_ROLE = re.compile(r":cite(?::[a-z]+)?:`([^`]*)`")
-MYST_ROLE = re.compile(r"\{cite(?::[a-z]+)?\}`([^`]*)`")
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-RST_LITERAL = re.compile(r"^\s*\.\. (?:code-block|code|sourcecode|literalinclude)::|::\s*$")
+# Sphinx roles as sphinxcontrib-bibtex has them: reST ``:cite:p:`a,b```, ``:footcite:`a```
+# (a role starts after white space or an opening mark, as docutils' inline markup does), MyST
+# ``{cite:p}`a,b```.
+RST_ROLE = re.compile(r"(?<![^\s'\"(\[{<\-/:\u2018\u201c\u2019\u00ab\u2013\u2014])"
+                      r":(?P<name>(?:foot)?cite)(?::(?P<form>[a-z]+))?:`(?P<text>[^`]*)`")
+MYST_ROLE = re.compile(r"\{(?P<name>(?:foot)?cite)(?::(?P<form>[a-z]+))?\}`(?P<text>[^`]*)`")
 
 
-def _role_keys(text: str) -> list[str]:
-    text = re.sub(r"\{[^{}]*\}", "", text)  # {pre}key{post}
-    return [k.strip() for k in text.split(",") if k.strip()]
+@dataclass(frozen=True, slots=True)
+class Scan:
+    """What a document cites: each key at its ``document:line``, in order, and the roles that
+    cannot be parsed (``citation-syntax``, as the Sphinx roles report them)."""
+
+    cited: tuple[tuple[str, Location], ...]
+    problems: tuple[Diagnostic, ...] = ()
 
 
 def _blank(match: re.Match[str]) -> str:
     return re.sub(r"[^\n]", " ", match.group(0))
 
 
-def _markdown_prose(text: str) -> str:
-    """``text`` with fenced code blocks and inline code blanked out (lines kept)."""
-    out: list[str] = []
-    fence = ""
-    for line in text.split("\n"):
-        m = FENCE.match(line)
-        if fence:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = ""
-            out.append("")
-            continue
-        if m:
-            fence = m.group(1)
-            out.append("")
-            continue
-        out.append(line)
-    return mask_code_spans("\n".join(out))
+def _role(m: re.Match[str], where: Location) -> tuple[list[str], Diagnostic | None]:
+    """A role's keys, parsed as the Sphinx roles parse them, and its problem if any."""
+    if m.group("name") == "footcite":
+        keys, problem = parse_foot_keys(m.group("text"))
+    else:
+        try:
+            keys, problem = [r.key for r in parse_targets(m.group("text"))], ""
+        except ValueError as err:
+            keys, problem = [], str(err)
+    if not problem:
+        return keys, None
+    return keys, Diagnostic(Code.CITATION_SYNTAX, problem, where,
+                            "write the keys separated by commas, each with an optional {prefix} "
+                            "before and {suffix} after it")
 
 
-def _rst_prose(text: str) -> str:
-    """reST ``text`` with literal blocks (``::`` and code directives) blanked out."""
-    out: list[str] = []
-    literal_indent = -1
-    for line in text.split("\n"):
-        indent = len(line) - len(line.lstrip())
-        if literal_indent >= 0:
-            if not line.strip() or indent > literal_indent:
-                out.append("")
-                continue
-            literal_indent = -1
-        if RST_LITERAL.search(line):
-            literal_indent = indent
-        out.append(line)
-    return "\n".join(out)
+def scan_document(text: str, document: str, *, kind: str = "markdown") -> Scan:
+    """Every cited key of one document with its ``document:line``, and its malformed roles.
 
-
-def scan_text(text: str, document: str, *, rst: bool = False) -> list[tuple[str, Location]]:
-    """Every cited key of one document with its ``document:line``, in order."""
+    ``kind``: ``rst`` (reST roles), ``myst`` (a Sphinx project's Markdown: MyST roles and
+    Pandoc citations, directive fences hold text), ``mkdocs`` (Pandoc citations outside fenced
+    and indented code, as the MkDocs plugin reads them) or ``markdown`` (Pandoc citations and
+    MyST roles; every fence is code).
+    """
     found: list[tuple[str, Location]] = []
-
-    breaks = [m.start() for m in re.finditer("\n", text)]
+    problems: list[Diagnostic] = []
+    if kind == "rst":
+        prose = rst_prose(text)
+    elif kind == "mkdocs":
+        prose = mask_mkdocs_code(text)
+    else:
+        prose = markdown_prose_blocks(text, myst=kind == "myst")
+    # lines counted in the text searched (blanking keeps every line break where it was)
+    breaks = [m.start() for m in re.finditer("\n", prose)]
 
     def line_of(pos: int) -> int:  # a binary search, not a count from the start per citation
         return bisect.bisect_left(breaks, pos) + 1
 
-    if rst:
-        for m in RST_ROLE.finditer(_rst_prose(text)):
-            found.extend((k, Location(document, line_of(m.start()))) for k in _role_keys(m.group(1)))
-        return found
-    for m in MYST_ROLE.finditer(text):
-        found.extend((k, Location(document, line_of(m.start()))) for k in _role_keys(m.group(1)))
-    prose = _markdown_prose(MYST_ROLE.sub(_blank, text))
-    for c in find_citations(prose):
+    def add_role(m: re.Match[str]) -> None:
+        where = Location(document, line_of(m.start()))
+        keys, problem = _role(m, where)
+        found.extend((k, where) for k in keys)
+        if problem is not None:
+            problems.append(problem)
+
+    if kind == "rst":
+        for m in RST_ROLE.finditer(prose):
+            add_role(m)
+        return Scan(tuple(found), tuple(problems))
+    if kind == "mkdocs":  # no roles in MkDocs
+        found.extend((k, Location(document, c.line)) for c in find_citations(prose)
+                     for k in c.keys)
+        return Scan(tuple(found), tuple(problems))
+    # a role's text is a code span of its own; a role inside another code span is code
+    spans = code_spans(prose)
+    starts = [s for s, _ in spans]
+    for m in MYST_ROLE.finditer(prose):
+        i = bisect.bisect_left(starts, m.start()) - 1
+        if i < 0 or spans[i][1] <= m.start():
+            add_role(m)
+    for c in find_citations(mask_code_spans(MYST_ROLE.sub(_blank, prose))):
         found.extend((k, Location(document, c.line)) for k in c.keys)
     found.sort(key=lambda kl: kl[1].line)
-    return found
+    return Scan(tuple(found), tuple(problems))
+
+
+def scan_text(text: str, document: str, *, rst: bool = False) -> list[tuple[str, Location]]:
+    """Every cited key of one document with its ``document:line``, in order."""
+    return list(scan_document(text, document, kind="rst" if rst else "markdown").cited)
 
 
 def read_document(path: Path) -> str:
@@ -109,30 +130,16 @@ def read_document(path: Path) -> str:
         return ""
 
 
-def find_documents(paths: Iterable[Path]) -> list[Path]:
-    """The documentation sources under ``paths`` (files as given, directories recursively)."""
-    docs: list[Path] = []
-    for p in paths:
-        if p.is_dir():
-            docs.extend(sorted(q for q in p.rglob("*") if q.is_file()
-                               and q.suffix.lower() in DOC_SUFFIXES
-                               and not any(part.startswith(".") for part in q.parts)))
-        else:
-            docs.append(p)
-    return docs
-
-
 def check_citations(bib: Bibliography, cited: Sequence[tuple[str, Location]], *,
                     lists_all: bool = False, fold_case: bool = False,
-                    syntax: str = "markdown") -> list[Diagnostic]:
+                    syntaxes: Iterable[str] = ("markdown",)) -> list[Diagnostic]:
     """Unknown and case-mismatched keys at their citation; unused entries at their entry.
 
     ``fold_case``: a key cited with other letter case stands for its entry (``key-case``), as
     in the MkDocs host (``Registry.resolve(fold_case=True)``).
     ``lists_all``: a document lists every entry (``<!-- refbook:bibliography all -->``, a
     bibliography directive with ``:all:`` or ``:notcited:``), so no entry is unused.
-    ``syntax``: the documents' citation syntax, for the unused-entry hint (see
-    :func:`unused_entries`).
+    ``syntaxes``: the pages' syntaxes, for the unused-entry hint (see :func:`unused_entries`).
     """
     out: list[Diagnostic] = []
     index = KeyIndex(bib.keys())  # a Bibliography iterates entries, not keys
@@ -149,29 +156,39 @@ def check_citations(bib: Bibliography, cited: Sequence[tuple[str, Location]], *,
                 continue
         out.append(unresolved_key(key, where, index))
     if not lists_all:
-        out += unused_entries(bib, used, syntax=syntax)
+        out += unused_entries(bib, used, syntaxes=syntaxes)
     return out
 
 
-#: how a book cites a key, by the syntax of its documents (one hint, in the book's syntax)
-CITE_EXAMPLE = {"markdown": "[@{key}]", "rst": ":cite:`{key}`", "myst": "{{cite}}`{key}`",
-                "sphinx": ":cite:`{key}` in reST, {{cite}}`{key}` in MyST"}
+#: how a page cites a key, by the page's syntax: the example an ``unused-entry`` hint gives
+CITE_EXAMPLES = {"rst": (":cite:`{key}`", "reST"), "myst": ("{{cite}}`{key}`", "MyST"),
+                 "markdown": ("[@{key}]", "Markdown")}
+
+
+def cite_example(key: str, syntaxes: Iterable[str]) -> str:
+    """How to cite ``key`` in the book's page syntaxes (``rst``, ``myst``, ``markdown``):
+    ``:cite:`k``` for a reST book, ``[@k]`` for Markdown, both, named, for a mixed one."""
+    known = [s for s in dict.fromkeys(syntaxes) if s in CITE_EXAMPLES] or ["markdown"]
+    if len(known) == 1:
+        return CITE_EXAMPLES[known[0]][0].format(key=key)
+    return ", ".join(f"{CITE_EXAMPLES[s][0].format(key=key)} in {CITE_EXAMPLES[s][1]}"
+                     for s in known)
 
 
 def unused_entries(bib: Bibliography, used: Container[str], *,
-                   syntax: str = "markdown") -> list[Diagnostic]:
+                   syntaxes: Iterable[str] = ("markdown",)) -> list[Diagnostic]:
     """An ``unused-entry`` diagnostic at each entry whose key is not in ``used``.
 
     The hosts pass the keys their reference lists show (cited, ``nocite``, ``all`` lists);
-    ``refbook check --docs`` passes the keys the documents cite. ``syntax``: a key of
-    :data:`CITE_EXAMPLE` (``markdown`` for Pandoc/MkDocs, ``rst``, ``myst``, ``sphinx`` for both).
+    ``refbook check --docs`` passes the keys the documents cite. ``syntaxes``: those of the
+    book's pages, so that the hint shows a citation as the pages write one.
     """
-    example = CITE_EXAMPLE.get(syntax, CITE_EXAMPLE["markdown"])
+    syntaxes = tuple(syntaxes)
     return [Diagnostic(Code.UNUSED_ENTRY, f"entry {entry.key!r} is never cited nor listed in "
                        "the book", entry.location,
-                       f"cite it (e.g. {example.format(key=entry.key)}) or remove it; to keep it "
-                       "without citing, "
-                       "add refbook-ignore = {unused-entry} to the entry", entry.key)
+                       f"cite it (e.g. {cite_example(entry.key, syntaxes)}) or remove it; to "
+                       "keep it without citing, add refbook-ignore = {unused-entry} to the entry",
+                       entry.key)
             for entry in bib if entry.key not in used]
 
 

@@ -17,13 +17,12 @@ from refbook.diagnostics import Code, Diagnostic, Severity
 from refbook.readers import read_bibliography
 from refbook.validate import apply_config, check_bibliography
 from refbook.validate.citations import (
-    DOC_SUFFIXES,
     check_citations,
-    find_documents,
     lists_every_entry,
     read_document,
-    scan_text,
+    scan_document,
 )
+from refbook.validate.pages import DOC_SUFFIXES, find_pages
 
 if TYPE_CHECKING:
     import argparse
@@ -125,13 +124,13 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     docs = [Path(p) for p in paths if p not in bibs]
     if not bibs:
         parser.error("check: give at least one .bib file")
-    fixed: list[str] = []
+    notes: list[str] = []
     fix_problems: list[Diagnostic] = []
     if args.fix:
         from refbook.validate.fix import fix_files
 
         report = fix_files(bibs)
-        fixed = [*report.fixed, *report.notes]
+        notes = [*report.fixed, *report.notes]
         fix_problems = list(report.diagnostics)
     bib = read_bibliography(bibs)
     diags = check_bibliography(bib, config)
@@ -139,22 +138,27 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         diags += apply_config(fix_problems, config, bib)
     if docs:
         cited: list[tuple[str, Any]] = []
+        problems: list[Diagnostic] = []
         lists_all = False
-        for doc in find_documents(docs):
+        for doc in docs:
             if not doc.exists():
                 parser.error(f"check: {doc}: no such file or directory")
-            text = read_document(doc)
-            cited.extend(scan_text(text, str(doc), rst=doc.suffix.lower() == ".rst"))
+        found = find_pages(docs)
+        notes += found.notes
+        for page in found.pages:
+            text = read_document(page.path)
+            scan = scan_document(text, str(page.path), kind=page.kind)
+            cited.extend(scan.cited)
+            problems.extend(scan.problems)
             lists_all = lists_all or lists_every_entry(text)
-        suffixes = {doc.suffix.lower() for doc in find_documents(docs)}
-        syntax = "rst" if suffixes == {".rst"} else "markdown" if ".rst" not in suffixes \
-            else "sphinx"
-        diags += apply_config(check_citations(bib, cited, lists_all=lists_all, syntax=syntax,
-                                              fold_case=args.ignore_key_case),
-                              config, bib)
+        # an unused entry's hint cites it as the pages do (reST roles, Pandoc brackets)
+        syntaxes = sorted({"rst" if p.kind == "rst" else "markdown" for p in found.pages})
+        problems += check_citations(bib, cited, lists_all=lists_all, syntaxes=syntaxes,
+                                    fold_case=args.ignore_key_case)
+        diags += apply_config(problems, config, bib)
     diags.sort(key=lambda d: (d.location.file if d.location else "",
                               d.location.line if d.location else 0, d.code.slug))
-    for line in fixed:
+    for line in notes:
         print(line, file=sys.stderr)
     out = format_diagnostics(diags, args.format)
     if out:
