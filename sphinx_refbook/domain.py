@@ -49,7 +49,8 @@ if TYPE_CHECKING:
 
 # 3: sections and titles hold their citations as written (back-links show them formatted)
 # 4: footnote citations (footsites)
-ENV_VERSION = 4
+# 5: citations at their role's own line (an environment of 4 holds their paragraphs' lines)
+ENV_VERSION = 5
 
 
 class RefbookDomain(Domain):

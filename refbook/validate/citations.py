@@ -1,8 +1,10 @@
 """Rules for citations: unknown keys, keys cited with different case, entries never cited.
 
-Where it sits: beside the registry. ``refbook check --docs`` scans Markdown/MyST/reST sources
-with :func:`scan_text` (citations in code are skipped, as the hosts skip them) and checks
-the keys against the bibliography with :func:`check_citations`.
+Where it sits: beside the registry. ``refbook check --docs`` finds the pages as their host reads
+them (:mod:`refbook.validate.pages`), scans each with :func:`scan_document` — reST without its
+literal text (:mod:`refbook.validate.rest`), Markdown without its code
+(:mod:`refbook.validate.myst`, :mod:`refbook.codemask`), as the hosts skip them — and checks the
+keys against the bibliography with :func:`check_citations`.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ if TYPE_CHECKING:
 
     from refbook.models import Bibliography
 
-__all__ = ["CITE_EXAMPLES", "Scan", "check_citations", "cite_example", "lists_every_entry", "read_document", "scan_document",
-           "scan_text", "unused_entries"]
+__all__ = ["CITE_EXAMPLES", "Scan", "check_citations", "cite_example", "lists_every_entry",
+           "read_document", "scan_document", "scan_text", "unused_entries"]
 
 # Sphinx roles as sphinxcontrib-bibtex has them: reST ``:cite:p:`a,b```, ``:footcite:`a```
 # (a role starts after white space or an opening mark, as docutils' inline markup does), MyST
