@@ -1,0 +1,30 @@
+"""What sphinxcontrib-bibtex 2.7.0's own suite showed missing in the extension (issue 10), each
+from a minimal project: a configuration with no bibliography setting at all, the ``:any:`` role
+finding citations, a ``:filter:`` beside ``:all:``/``:cited:``/``:notcited:``, the words of a bad
+filter's and a missing file's warnings. Real Sphinx builds (``tests/sphinx/test_scb_suite.py``
+runs the suite itself)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tests.sphinx.test_clean_failures import assert_clean_failure, sphinx_build
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from tests.sphinx.conftest import Built
+
+
+def test_no_bibliography_setting_is_a_clean_configuration_error(
+        copy_root: Callable[[str], Path]) -> None:
+    # conf.py sets neither refbook_bibfiles nor bibtex_bibfiles: the error names conf.py,
+    # which has no line for it (Sphinx crashed looking the file up as a document)
+    src = copy_root("roles")
+    conf = src / "conf.py"
+    conf.write_text(conf.read_text(encoding="utf-8").replace(
+        'refbook_bibfiles = ["refs.bib"]\n', ""), encoding="utf-8")
+    run = sphinx_build(src)
+    assert_clean_failure(run)
+    assert f"ERROR: {conf}: refbook_bibfiles is empty: list the book's .bib files" in run.stderr
