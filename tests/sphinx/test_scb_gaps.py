@@ -28,3 +28,23 @@ def test_no_bibliography_setting_is_a_clean_configuration_error(
     run = sphinx_build(src)
     assert_clean_failure(run)
     assert f"ERROR: {conf}: refbook_bibfiles is empty: list the book's .bib files" in run.stderr
+
+
+def test_any_role_cites_entries_and_leaves_labels(copy_root: Callable[[str], Path],
+                                                  build: Callable[..., Built]) -> None:
+    # as in sphinxcontrib-bibtex: :any: naming keys is a parenthetical citation; a label
+    # stays a label
+    src = copy_root("roles")
+    for page in src.glob("*.rst"):
+        page.unlink()
+    (src / "index.rst").write_text(
+        "Title\n=====\n\nSee :any:`knuth1984,lamport1994` and :any:`here`.\n\n"
+        ".. _here:\n\nHere\n----\n\n.. bibliography::\n", encoding="utf-8")
+    built = build(src)
+    assert not built.warnings, built.warnings
+    html = built.read("index.html")
+    assert html.count('href="#ref-knuth1984"') == 1
+    assert 'id="ref-knuth1984"' in html and 'id="ref-lamport1994"' in html
+    assert 'href="#here"' in html
+    # listed (the default list holds cited entries) and linked back to the citing section
+    assert "Cited in: " in html.split('id="ref-lamport1994"')[1].split("</p>")[0]
