@@ -48,3 +48,20 @@ def test_any_role_cites_entries_and_leaves_labels(copy_root: Callable[[str], Pat
     assert 'href="#here"' in html
     # listed (the default list holds cited entries) and linked back to the citing section
     assert "Cited in: " in html.split('id="ref-lamport1994"')[1].split("</p>")[0]
+
+
+def test_filter_overrides_all_cited_notcited_and_says_so(copy_root: Callable[[str], Path],
+                                                         build: Callable[..., Built]) -> None:
+    src = copy_root("roles")
+    for page in src.glob("*.rst"):
+        page.unlink()
+    (src / "index.rst").write_text(
+        "Title\n=====\n\n.. bibliography::\n   :all:\n   :cited:\n   :notcited:\n"
+        '   :filter: author % "Knuth"\n', encoding="utf-8")
+    built = build(src)
+    for flag in ("all", "cited", "notcited"):
+        assert f"index.rst:4: WARNING: :filter: overrides :{flag}: (" in built.warnings
+    html = built.read("index.html")
+    # the filter decides: Knuth's entry only (:all: would list every entry)
+    assert 'id="ref-knuth1984"' in html
+    assert 'id="ref-lamport1994"' not in html
