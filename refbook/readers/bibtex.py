@@ -842,20 +842,21 @@ class _Parser:
             return self.finish(line, key, type_.lower(), [], pos + 1, close)
         if nxt != ",":
             nm = _NAME_RE.match(text, pos)
-            if nm is not None and text.startswith("=", self.skip_ws(nm.end())):
+            if nm is None or not text.startswith("=", self.skip_ws(nm.end())):
+                found = f"`{nxt}`" if nxt else "the end of the file"
                 raise _SyntaxError(
                     key_end,
-                    f"missing `,` after the key `{key}` (field `{nm.group().lower()}` follows "
-                    f"on line {self.line_of(pos)})",
-                    f"write `@{type_}{{{key},` — a comma ends the key",
+                    f"expected `,` after the key `{key}`, found {found}",
+                    "put a comma after the key; keys cannot contain spaces, `{`, `}` or `=`",
                 )
-            found = f"`{nxt}`" if nxt else "the end of the file"
-            raise _SyntaxError(
+            # a field follows: BibTeX and pybtex read on, and so does refbook (said at the key)
+            self.recovered(
                 key_end,
-                f"expected `,` after the key `{key}`, found {found}",
-                "put a comma after the key; keys cannot contain spaces, `{`, `}` or `=`",
-            )
-        pos += 1
+                f"missing `,` after the key `{key}` (field `{nm.group().lower()}` follows on "
+                f"line {self.line_of(pos)}); the entry is read as if it were there",
+                f"write `@{type_}{{{key},` — a comma ends the key")
+        else:
+            pos += 1
         fields: list[Field] = []
         names: dict[str, int] = {}
         text_len = len(text)
@@ -864,6 +865,13 @@ class _Parser:
             c = text[pos] if pos < text_len else ""
             if c == close:
                 return self.finish(line, key, type_.lower(), fields, pos + 1, close)
+            if c == ",":
+                # a comma too many (`,,`, or `key,,`): BibTeX and pybtex skip it
+                last = f" after field `{fields[-1].name}`" if fields else " after the key"
+                self.recovered(pos, f"a `,` too many in entry `{key}`{last}; it is skipped",
+                               "remove the extra comma")
+                pos += 1
+                continue
             nm = _NAME_RE.match(text, pos)
             if nm is None:
                 raise self.unexpected(pos, c, key, close, fields)
@@ -882,8 +890,21 @@ class _Parser:
             value, pos = self.value(value_start, name_pos, close, key, name)
             sep = text[pos] if pos < text_len else ""
             if sep not in (",", close):
-                raise self.missing_comma(pos, sep, key, name, fline, close, value_start)
-            pos += 1
+                follower = _NAME_RE.match(text, pos)
+                if follower is None or not text.startswith("=", self.skip_ws(follower.end())):
+                    raise self.missing_comma(pos, sep, key, name, fline, close, value_start)
+                # `name = value` follows: the comma between them is missing; read on
+                prev = pos - 1
+                while prev > 0 and text[prev].isspace():
+                    prev -= 1
+                self.recovered(
+                    prev,
+                    f"missing `,` between field `{name}` (line {fline}) and field "
+                    f"`{follower.group().lower()}` (line {self.line_of(pos)}) in entry `{key}`;"
+                    f" the entry is read as if it were there",
+                    f"add a comma after the value of `{name}`")
+            else:
+                pos += 1
             self.field = ""
             if name in names:
                 self.duplicate_field(key, name, fline, names[name])
@@ -895,6 +916,11 @@ class _Parser:
                         ValueSpan(key, name, fline, value_start, self.value_end))
             if sep == close:
                 return self.finish(line, key, type_.lower(), fields, pos, close)
+
+    def recovered(self, pos: int, message: str, hint: str) -> None:
+        """A syntax error read past as BibTeX and pybtex read past it: the entry is kept."""
+        self.diagnostics.append(Diagnostic(
+            Code.SYNTAX_RECOVERED, message, self.loc(pos), hint, key=self.key, field=self.field))
 
     def missing_comma(
         self, pos: int, found: str, key: str, field: str, line: int, close: str, value_start: int
