@@ -874,6 +874,11 @@ class _Parser:
                 continue
             nm = _NAME_RE.match(text, pos)
             if nm is None:
+                if not c or c == "@":
+                    # the entry is not closed before the next entry or the end of the file:
+                    # pybtex keeps it, and so does refbook, with every field read
+                    self.not_closed(pos, c, key, close)
+                    return self.finish(line, key, type_.lower(), fields, pos, close)
                 raise self.unexpected(pos, c, key, close, fields)
             name_pos = pos
             name = self.field = nm.group().lower()
@@ -889,20 +894,25 @@ class _Parser:
             value_start = self.skip_ws(pos + 1)
             value, pos = self.value(value_start, name_pos, close, key, name)
             sep = text[pos] if pos < text_len else ""
+            unclosed = False
             if sep not in (",", close):
                 follower = _NAME_RE.match(text, pos)
-                if follower is None or not text.startswith("=", self.skip_ws(follower.end())):
+                if follower is not None and text.startswith("=", self.skip_ws(follower.end())):
+                    # `name = value` follows: the comma between them is missing; read on
+                    prev = pos - 1
+                    while prev > 0 and text[prev].isspace():
+                        prev -= 1
+                    self.recovered(
+                        prev,
+                        f"missing `,` between field `{name}` (line {fline}) and field "
+                        f"`{follower.group().lower()}` (line {self.line_of(pos)}) in entry "
+                        f"`{key}`; the entry is read as if it were there",
+                        f"add a comma after the value of `{name}`")
+                elif sep in ("@", "") and _SWALLOWED_FIELD_RE.search(
+                        text, value_start, pos) is None:
+                    unclosed = True  # kept below, once this field is recorded
+                else:
                     raise self.missing_comma(pos, sep, key, name, fline, close, value_start)
-                # `name = value` follows: the comma between them is missing; read on
-                prev = pos - 1
-                while prev > 0 and text[prev].isspace():
-                    prev -= 1
-                self.recovered(
-                    prev,
-                    f"missing `,` between field `{name}` (line {fline}) and field "
-                    f"`{follower.group().lower()}` (line {self.line_of(pos)}) in entry `{key}`;"
-                    f" the entry is read as if it were there",
-                    f"add a comma after the value of `{name}`")
             else:
                 pos += 1
             self.field = ""
@@ -916,6 +926,21 @@ class _Parser:
                         ValueSpan(key, name, fline, value_start, self.value_end))
             if sep == close:
                 return self.finish(line, key, type_.lower(), fields, pos, close)
+            if unclosed:
+                self.not_closed(pos, sep, key, close)
+                return self.finish(line, key, type_.lower(), fields, pos, close)
+
+    def not_closed(self, pos: int, found: str, key: str, close: str) -> None:
+        prev = pos - 1
+        while prev > 0 and self.text[prev].isspace():
+            prev -= 1
+        self.field = ""
+        self.recovered(
+            prev,
+            f"entry `{key}` is not closed: expected `{close}` before "
+            f"{'the next `@`' if found else 'the end of the file'}; the entry is read up to "
+            f"there",
+            f"add `{close}` at the end of entry `{key}`")
 
     def recovered(self, pos: int, message: str, hint: str) -> None:
         """A syntax error read past as BibTeX and pybtex read past it: the entry is kept."""
@@ -1002,21 +1027,24 @@ class _Parser:
     def finish(
         self, line: int, key: str, type_: str, fields: list[Field], end: int, close: str
     ) -> int:
-        """Record a complete entry (on ``line``) unless a ``}`` too many closed it early."""
+        """Record an entry (on ``line``); after a ``}`` too many that closed it early, reading
+        goes on at the next line that starts with ``@``."""
         text = self.text
         stray = _STRAY_FIELD_RE.match(text, end)
         gap = text[end : stray.start(1)] if stray is not None else ""
         if stray is not None and ("," in gap or "\n" in gap):
+            # as pybtex: the entry keeps the fields before the early `}`; what follows, up to
+            # the next line that starts with `@`, is skipped (and said to be)
             name = stray.group(1)
             closed = self.line_of(end - 1)
-            raise _SyntaxError(
+            self.field = ""
+            self.recovered(
                 end - 1,
                 f"entry `{key}` is closed on line {closed} but field `{name.lower()}` follows "
                 f"on line {self.line_of(stray.start(1))}: a `{close}` too many closes the "
-                f"entry early",
-                "check the braces of the last field before that line; every `{` needs one `}`",
-                resume=stray.start(1),
-            )
+                f"entry early; the fields after it are lost",
+                "check the braces of the last field before that line; every `{` needs one `}`")
+            end = self.resume_after(stray.start(1), stray.start(1))
         first = self.seen_keys.get(key)
         if first is not None:
             self.diagnostics.append(Diagnostic(
