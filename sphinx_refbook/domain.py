@@ -157,7 +157,11 @@ class RefbookDomain(Domain):
         if not anys or config_problems(self.env.config):
             return
         cache = str(Path(self.env.doctreedir) / "refbook-cache")
-        keys = set(read_bibliography(self.bibfiles(), cache_dir=cache).keys())
+        bibfiles = self.bibfiles()
+        keys = set(read_bibliography(bibfiles, cache_dir=cache).keys())
+        for path in bibfiles:
+            # which targets are keys depends on the .bib files: a change re-reads this page
+            self.env.note_dependency(path)
         for node in anys:
             target = str(node.get("reftarget", ""))
             try:

@@ -66,3 +66,22 @@ def test_filter_overrides_all_cited_notcited_and_says_so(copy_root: Callable[[st
     # the filter decides: Knuth's entry only (:all: would list every entry)
     assert 'id="ref-knuth1984"' in html
     assert 'id="ref-lamport1994"' not in html
+
+
+def test_any_role_follows_bib_edits(copy_root: Callable[[str], Path],
+                                    build: Callable[..., Built]) -> None:
+    # a key added to the .bib later turns an :any: that named nothing into a citation on the
+    # next (incremental) build: the page depends on the .bib files
+    src = copy_root("roles")
+    for page in src.glob("*.rst"):
+        page.unlink()
+    (src / "index.rst").write_text("Title\n=====\n\nSee :any:`newkey`.\n\n.. bibliography::\n",
+                                   encoding="utf-8")
+    first = build(src)
+    assert "'any' reference target not found: newkey" in first.warnings
+    with (src / "refs.bib").open("a", encoding="utf-8") as f:
+        f.write("\n@book{newkey,\n  author = {New, Ann},\n  title = {New},\n"
+                "  publisher = {P},\n  year = {2024}\n}\n")
+    second = build(src)
+    assert "newkey" not in second.warnings, second.warnings
+    assert 'href="#ref-newkey"' in second.read("index.html")
