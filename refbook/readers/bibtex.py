@@ -892,6 +892,17 @@ class _Parser:
                     f"the entry may be missing a `{close}` or a `,`",
                 )
             value_start = self.skip_ws(pos + 1)
+            if text.startswith((",", close), value_start):
+                # `name = ,`: no value at all; pybtex keeps the entry, refbook the other fields
+                self.recovered(
+                    name_pos,
+                    f"field `{name}` has no value in entry `{key}`; it is left out",
+                    f"write `{nm.group()} = {{value}}`, or remove the field")
+                self.field = ""
+                if text[value_start] == close:
+                    return self.finish(line, key, type_.lower(), fields, value_start + 1, close)
+                pos = value_start + 1
+                continue
             value, pos = self.value(value_start, name_pos, close, key, name)
             sep = text[pos] if pos < text_len else ""
             unclosed = False

@@ -217,7 +217,6 @@ SYNTAX_CASES = [
     ("stray character", "@article{bad,\n  title = {T};\n}\n", 2, "expected `,` or `}`"),
     ("empty key", "@article{,\n  title = {T},\n}\n", 1, "no citation key"),
     ("bare word value", "@article{bad,\n  pages = 12-15,\n}\n", 2, "not a valid value"),
-    ("empty value", "@article{bad,\n  note = ,\n}\n", 2, "has no value"),
     ("wrong closing delimiter", "@article(bad,\n  title = {T}}\n", 2, "expected `,` or `)`"),
     ("no delimiter", "@article bad,\n  title = {T},\n}\n", 1, "not followed by `{`"),
 ]
@@ -260,6 +259,10 @@ RECOVERED_CASES = [
      "entry `bad` is not closed"),
     ("closing brace too many", "@article{bad,\n  title = {T}},\n  year = 2000,\n}\n", 2,
      "a `}` too many closes the entry early; the fields after it are lost"),
+    ("field without a value", "@article{bad,\n  note = ,\n  title = {T}\n}\n", 2,
+     "field `note` has no value in entry `bad`; it is left out"),
+    ("last field without a value", "@article{bad,\n  title = {T},\n  note =\n}\n", 3,
+     "field `note` has no value"),
     ("comma too many after the key", "@article{bad,,\n  title = {T}, author = {White, A.}}\n", 1,
      "a `,` too many in entry `bad` after the key"),
 ]
