@@ -10,7 +10,8 @@ two take about a minute each on one core):
   (``tests/sphinx/scb_builds.py``): every project that sphinxcontrib-bibtex builds, refbook
   builds, and refbook links at least as many citations in it, counted live in both outputs —
   except the projects of :data:`FEWER_LINKS`, each with its reason;
-- its pytest tests, run as they are against refbook: every test passes except those listed in
+- its pytest tests, run as they are against refbook (the modules of :data:`NOT_RUN` excepted:
+  they test sphinxcontrib-bibtex's own modules): every test passes except those listed in
   :data:`FAILS`, each with its reason; the test fails if one of them starts passing (update the
   list) or another one fails.
 
@@ -79,6 +80,16 @@ NOT_BUILT: dict[str, str] = {
     "bibfiles_missing_conf": "no bibtex_bibfiles: sphinxcontrib-bibtex raises, refbook reports "
                              "a configuration error",
     "bibfiles_absolute_path": "its test sets bibtex_bibfiles (an absolute path) by override",
+}
+
+#: test modules not run: they exercise sphinxcontrib-bibtex's own modules (imported from the
+#: installed package, so they would pass whatever refbook does) or an extension of the suite's
+NOT_RUN: dict[str, str] = {
+    "test_citation_target.py": "sphinxcontrib-bibtex's citation target parser",
+    "test_plugin.py": "sphinxcontrib-bibtex's plugin registry",
+    "test_style.py": "sphinxcontrib-bibtex's pybtex style classes",
+    "test_template.py": "sphinxcontrib-bibtex's pybtex template helpers",
+    "test_natbib.py": "the suite's own natbib extension (its projects load no bibtex extension)",
 }
 
 FAILS: dict[str, str] = {
@@ -197,7 +208,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, subproc
              str(builds_dir / NAME / "test" / "roots"), str(out)],
             cwd=ROOT, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True),
         "pytest": subprocess.Popen(
-            [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "test"],
+            [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider",
+             *(f"--ignore=test/{name}" for name in NOT_RUN), "test"],
             cwd=suite, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True),
     }
     started["builds"].out = out  # type: ignore[attr-defined]
@@ -235,11 +247,15 @@ def test_its_pytest_tests_pass_against_refbook(runs: dict[str, subprocess.Popen[
     output, _ = proc.communicate(timeout=900)
     outcomes = {m.group("test"): m.group("outcome")
                 for m in re.finditer(r"^(?P<outcome>PASSED|FAILED|ERROR|XFAIL|XPASS) "
-                                     r"test/(?P<test>\S+)", output, re.M)}
+                                     r"test/(?P<test>.+?)(?: - .*)?$", output, re.M)}
     assert outcomes, output[-4000:]
     failing = {t for t, o in outcomes.items() if o in ("FAILED", "ERROR")}
     assert all(FAILS.values()), [t for t, why in FAILS.items() if not why]
     assert failing == set(FAILS), (sorted(failing - set(FAILS)), sorted(set(FAILS) - failing),
                                    output[-6000:])
-    passed = [t for t, o in outcomes.items() if o in ("PASSED", "XPASS")]
-    assert len(passed) + len(failing) == 121, len(outcomes)
+    # 85 tests run (4 more are deselected by the suite's own markers: numpydoc, rinohtype,
+    # cython); 2 are xfail upstream (a pybtex bug, an upstream bug)
+    assert len(outcomes) == 85, sorted(outcomes)
+    assert not {t for t in outcomes if t.split("::")[0] in NOT_RUN}
+    passed = sorted(t for t, o in outcomes.items() if o in ("PASSED", "XPASS"))
+    assert len(passed) == 85 - 2 - len(FAILS), passed
