@@ -14,6 +14,9 @@ $(STAMP): pyproject.toml
 	# mkdocs-bibtex's own test suite (in its sdist), run against refbook by
 	# tests/mkdocs/test_bibtex_suite.py; fetched here, never committed
 	$(BIN)/python -m pip download --quiet --no-deps --no-binary :all: mkdocs-bibtex==4.4.0 -d $(VENV)/sdists
+	# sphinxcontrib-bibtex's own test suite and test projects, run against refbook by
+	# tests/sphinx/test_scb_suite.py
+	$(BIN)/python -m pip download --quiet --no-deps --no-binary :all: sphinxcontrib-bibtex==2.7.0 -d $(VENV)/sdists
 	touch $(STAMP)
 
 setup: $(STAMP)

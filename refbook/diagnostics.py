@@ -24,6 +24,7 @@ class Code(Enum):
     """Diagnostic codes. Value: (name, default severity, description, family)."""
 
     SYNTAX = ("syntax", Severity.ERROR, "The .bib file has text that is not valid BibTeX; the entry it belongs to is skipped, every other entry is kept.", "syntax")
+    SYNTAX_RECOVERED = ("syntax-recovered", Severity.WARNING, "The .bib file has a slip that pybtex reads past: a missing comma after the key or between two fields, a comma too many, a field without a value (left out), an entry left unclosed before the next `@` or the end of the file (every field read is kept), a `}` too many that closes an entry early (the fields after it are lost, as in pybtex). The entry is kept.", "syntax")
     ENCODING = ("encoding", Severity.ERROR, "The file is not valid UTF-8; it was decoded as Latin-1 instead.", "syntax")
     FILE = ("file", Severity.ERROR, "A bibliography file cannot be read, or `--fix` cannot write it (missing, a directory, no permission, a full disk); the file is left as it was.", "syntax")
     INPUT_LIMIT = ("input-limit", Severity.ERROR, "A value passes a safety limit (the expanded size of an @string macro, the nesting depth of braces or LaTeX commands, the number of digits of a number); the value is cut or left out, every other value and entry is kept.", "syntax")

@@ -59,9 +59,14 @@ class BibliographyDirective(SphinxDirective):
     def run(self) -> list[Node]:
         scope = str(self.options.get("scope", "book"))
         flt = str(self.options.get("filter", "")).strip()
-        if "all" in self.options:
+        if flt:
+            # sphinxcontrib-bibtex: a filter replaces :all:, :cited: and :notcited:, each said
+            for flag in ("all", "cited", "notcited"):
+                if flag in self.options:
+                    self._warn_clash(flag)
+        if "all" in self.options and not flt:
             scope = "all"
-        elif "notcited" in self.options:
+        elif "notcited" in self.options and not flt:
             scope = "notcited"
         elif flt:
             normalized = " ".join(flt.split())
@@ -91,6 +96,14 @@ class BibliographyDirective(SphinxDirective):
         node = bibliography_node("", spec=spec)
         self.set_source_info(node)
         return [node]
+
+    def _warn_clash(self, flag: str) -> None:
+        msg = (f":filter: overrides :{flag}: (the list shows the entries the filter lets "
+               f"through; remove :{flag}: or fold it into the filter)")
+        if report.warn("bad-filter", msg, (self.env.docname, self.lineno), self.env):
+            from sphinx_refbook.domain import domain_of
+
+            domain_of(self.env).note_problem(self.env.docname, "bad-filter", msg, self.lineno)
 
     def _bibfiles(self) -> tuple[str, ...] | None:
         """The files named by the argument (relative to this page, or to the source folder

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.domains import Domain
 from sphinx.errors import FiletypeNotFoundError
 from sphinx.util import get_filetype
@@ -25,7 +26,9 @@ from sphinx.util.nodes import make_refnode
 from refbook import __version__, sealed
 from refbook.diagnostics import Code, Severity
 from refbook.models import Location
+from refbook.readers import read_bibliography
 from refbook.registry import CitationSite
+from refbook.syntax import Citation
 from sphinx_refbook import report
 from sphinx_refbook.book import Book, ListSpec, cite_anchor, files_digest, resolve_book
 from sphinx_refbook.config import problems as config_problems
@@ -33,7 +36,7 @@ from sphinx_refbook.config import settings
 from sphinx_refbook.directive import BibliographyDirective
 from sphinx_refbook.footnotes import FOOT_FORMS, FootCiteRole
 from sphinx_refbook.nodes import bibliography_node, citation_node, footcite_node
-from sphinx_refbook.roles import FORMS, CiteRole
+from sphinx_refbook.roles import FORMS, CiteRole, parse_targets
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Set
@@ -122,6 +125,7 @@ class RefbookDomain(Domain):
 
     def collect(self, docname: str, doctree: nodes.document) -> None:
         """``doctree-read``: number the page's citations and lists in document order."""
+        self._any_citations(docname, doctree)
         sites = []
         for i, node in enumerate(doctree.findall(citation_node)):
             node["index"] = i
@@ -146,6 +150,35 @@ class RefbookDomain(Domain):
             specs.append(spec)
         if specs:
             self.lists[docname] = tuple(specs)
+
+    def _any_citations(self, docname: str, doctree: nodes.document) -> None:
+        """``:any:`key1,key2``` that names an entry is a parenthetical citation, as in
+        sphinxcontrib-bibtex (whose ``cite`` domain answers ``any``); turned into one here, at
+        read time, it is numbered, listed and linked back like every other citation. Any other
+        ``:any:`` target is left to Sphinx."""
+        anys = [n for n in doctree.findall(addnodes.pending_xref) if n.get("reftype") == "any"]
+        if not anys or config_problems(self.env.config):
+            return
+        cache = str(Path(self.env.doctreedir) / "refbook-cache")
+        bibfiles = self.bibfiles()
+        keys = set(read_bibliography(bibfiles, cache_dir=cache).keys())
+        for path in bibfiles:
+            # which targets are keys depends on the .bib files: a change re-reads this page
+            self.env.note_dependency(path)
+        for node in anys:
+            target = str(node.get("reftarget", ""))
+            try:
+                refs = parse_targets(target)
+            except ValueError:
+                continue
+            if not any(ref.key in keys for ref in refs):
+                continue
+            line = node.line or (node.parent.line if node.parent is not None else None) or 0
+            citation = Citation(refs, FORMS["p"], line=line, source=node.rawsource or target)
+            cite = citation_node(node.rawsource, nodes.Text(target), citation=citation,
+                                 form="p", docname=docname)
+            cite.source, cite.line = node.source, line
+            node.replace_self(cite)
 
     # -- the book ----------------------------------------------------------------------------
     def resolve(self) -> Book:
@@ -282,7 +315,7 @@ class RefbookDomain(Domain):
     def resolve_any_xref(self, env: BuildEnvironment, fromdocname: str, builder: Builder,
                          target: str, node: pending_xref, contnode: Element,
                          ) -> list[tuple[str, nodes.reference]]:
-        # `any` never means a citation: keys are too easily mistaken for labels
+        # ``:any:`` citations became citation nodes at read time (``_any_citations``)
         return []
 
 

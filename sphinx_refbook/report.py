@@ -102,6 +102,10 @@ def config_error(text: str, where: str | None, suffix: str = "") -> None:
     Logged outside ``-W``'s reach on Sphinx 7 (which would stop at the first one), so that every
     problem is listed; the build's status says it failed (:func:`finish`).
     """
+    if where is not None and ":" not in where:
+        # Sphinx takes a location without a colon for a document name and looks it up in the
+        # environment, which does not exist yet at config-inited: name the file in the text
+        text, where = f"{where}: {text}", None
     with _keep_going():
         logger.error(f"{text}{suffix}", location=where)
 

@@ -842,20 +842,21 @@ class _Parser:
             return self.finish(line, key, type_.lower(), [], pos + 1, close)
         if nxt != ",":
             nm = _NAME_RE.match(text, pos)
-            if nm is not None and text.startswith("=", self.skip_ws(nm.end())):
+            if nm is None or not text.startswith("=", self.skip_ws(nm.end())):
+                found = f"`{nxt}`" if nxt else "the end of the file"
                 raise _SyntaxError(
                     key_end,
-                    f"missing `,` after the key `{key}` (field `{nm.group().lower()}` follows "
-                    f"on line {self.line_of(pos)})",
-                    f"write `@{type_}{{{key},` — a comma ends the key",
+                    f"expected `,` after the key `{key}`, found {found}",
+                    "put a comma after the key; keys cannot contain spaces, `{`, `}` or `=`",
                 )
-            found = f"`{nxt}`" if nxt else "the end of the file"
-            raise _SyntaxError(
+            # a field follows: BibTeX and pybtex read on, and so does refbook (said at the key)
+            self.recovered(
                 key_end,
-                f"expected `,` after the key `{key}`, found {found}",
-                "put a comma after the key; keys cannot contain spaces, `{`, `}` or `=`",
-            )
-        pos += 1
+                f"missing `,` after the key `{key}` (field `{nm.group().lower()}` follows on "
+                f"line {self.line_of(pos)}); the entry is read as if it were there",
+                f"write `@{type_}{{{key},` — a comma ends the key")
+        else:
+            pos += 1
         fields: list[Field] = []
         names: dict[str, int] = {}
         text_len = len(text)
@@ -864,8 +865,20 @@ class _Parser:
             c = text[pos] if pos < text_len else ""
             if c == close:
                 return self.finish(line, key, type_.lower(), fields, pos + 1, close)
+            if c == ",":
+                # a comma too many (`,,`, or `key,,`): BibTeX and pybtex skip it
+                last = f" after field `{fields[-1].name}`" if fields else " after the key"
+                self.recovered(pos, f"a `,` too many in entry `{key}`{last}; it is skipped",
+                               "remove the extra comma")
+                pos += 1
+                continue
             nm = _NAME_RE.match(text, pos)
             if nm is None:
+                if not c or c == "@":
+                    # the entry is not closed before the next entry or the end of the file:
+                    # pybtex keeps it, and so does refbook, with every field read
+                    self.not_closed(pos, c, key, close)
+                    return self.finish(line, key, type_.lower(), fields, pos, close)
                 raise self.unexpected(pos, c, key, close, fields)
             name_pos = pos
             name = self.field = nm.group().lower()
@@ -879,11 +892,40 @@ class _Parser:
                     f"the entry may be missing a `{close}` or a `,`",
                 )
             value_start = self.skip_ws(pos + 1)
+            if text.startswith((",", close), value_start):
+                # `name = ,`: no value at all; pybtex keeps the entry, refbook the other fields
+                self.recovered(
+                    name_pos,
+                    f"field `{name}` has no value in entry `{key}`; it is left out",
+                    f"write `{nm.group()} = {{value}}`, or remove the field")
+                self.field = ""
+                if text[value_start] == close:
+                    return self.finish(line, key, type_.lower(), fields, value_start + 1, close)
+                pos = value_start + 1
+                continue
             value, pos = self.value(value_start, name_pos, close, key, name)
             sep = text[pos] if pos < text_len else ""
+            unclosed = False
             if sep not in (",", close):
-                raise self.missing_comma(pos, sep, key, name, fline, close, value_start)
-            pos += 1
+                follower = _NAME_RE.match(text, pos)
+                if follower is not None and text.startswith("=", self.skip_ws(follower.end())):
+                    # `name = value` follows: the comma between them is missing; read on
+                    prev = pos - 1
+                    while prev > 0 and text[prev].isspace():
+                        prev -= 1
+                    self.recovered(
+                        prev,
+                        f"missing `,` between field `{name}` (line {fline}) and field "
+                        f"`{follower.group().lower()}` (line {self.line_of(pos)}) in entry "
+                        f"`{key}`; the entry is read as if it were there",
+                        f"add a comma after the value of `{name}`")
+                elif sep in ("@", "") and _SWALLOWED_FIELD_RE.search(
+                        text, value_start, pos) is None:
+                    unclosed = True  # kept below, once this field is recorded
+                else:
+                    raise self.missing_comma(pos, sep, key, name, fline, close, value_start)
+            else:
+                pos += 1
             self.field = ""
             if name in names:
                 self.duplicate_field(key, name, fline, names[name])
@@ -895,6 +937,26 @@ class _Parser:
                         ValueSpan(key, name, fline, value_start, self.value_end))
             if sep == close:
                 return self.finish(line, key, type_.lower(), fields, pos, close)
+            if unclosed:
+                self.not_closed(pos, sep, key, close)
+                return self.finish(line, key, type_.lower(), fields, pos, close)
+
+    def not_closed(self, pos: int, found: str, key: str, close: str) -> None:
+        prev = pos - 1
+        while prev > 0 and self.text[prev].isspace():
+            prev -= 1
+        self.field = ""
+        self.recovered(
+            prev,
+            f"entry `{key}` is not closed: expected `{close}` before "
+            f"{'the next `@`' if found else 'the end of the file'}; the entry is read up to "
+            f"there",
+            f"add `{close}` at the end of entry `{key}`")
+
+    def recovered(self, pos: int, message: str, hint: str) -> None:
+        """A syntax error read past as BibTeX and pybtex read past it: the entry is kept."""
+        self.diagnostics.append(Diagnostic(
+            Code.SYNTAX_RECOVERED, message, self.loc(pos), hint, key=self.key, field=self.field))
 
     def missing_comma(
         self, pos: int, found: str, key: str, field: str, line: int, close: str, value_start: int
@@ -976,21 +1038,24 @@ class _Parser:
     def finish(
         self, line: int, key: str, type_: str, fields: list[Field], end: int, close: str
     ) -> int:
-        """Record a complete entry (on ``line``) unless a ``}`` too many closed it early."""
+        """Record an entry (on ``line``); after a ``}`` too many that closed it early, reading
+        goes on at the next line that starts with ``@``."""
         text = self.text
         stray = _STRAY_FIELD_RE.match(text, end)
         gap = text[end : stray.start(1)] if stray is not None else ""
         if stray is not None and ("," in gap or "\n" in gap):
+            # as pybtex: the entry keeps the fields before the early `}`; what follows, up to
+            # the next line that starts with `@`, is skipped (and said to be)
             name = stray.group(1)
             closed = self.line_of(end - 1)
-            raise _SyntaxError(
+            self.field = ""
+            self.recovered(
                 end - 1,
                 f"entry `{key}` is closed on line {closed} but field `{name.lower()}` follows "
                 f"on line {self.line_of(stray.start(1))}: a `{close}` too many closes the "
-                f"entry early",
-                "check the braces of the last field before that line; every `{` needs one `}`",
-                resume=stray.start(1),
-            )
+                f"entry early; the fields after it are lost",
+                "check the braces of the last field before that line; every `{` needs one `}`")
+            end = self.resume_after(stray.start(1), stray.start(1))
         first = self.seen_keys.get(key)
         if first is not None:
             self.diagnostics.append(Diagnostic(

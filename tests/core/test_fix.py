@@ -55,7 +55,7 @@ LOOKALIKES = (
     "  pages = {9-10},\n"
     "}\n"
     "@article{a, pages = {11-12}}\n"
-    "@article{broken, pages = {13-14} title = {x}}\n"
+    "@article{broken, pages = {13-14}; title = {x}}\n"
     "  url = {https://https://after.org}\n"
 )
 
@@ -377,7 +377,7 @@ PIECES = [
     '@string(feb = "F{\\\'e}vrier")\n',
     "@comment without braces pages = {1-2}\n",
     "@string{foo = {first\n  doi = {https://doi.org/10.1/s}}}\n",
-    "@article{broken, pages = {13-14} title = {x}}\n",
+    "@article{broken, pages = {13-14}; title = {x}}\n",
     "@misc{one, pages={7 - 9}, month=\"Feb\"}\n",
 ]
 BIB_TEXTS = st.lists(st.one_of(_entry(), st.sampled_from(PIECES)), max_size=8).map("".join)

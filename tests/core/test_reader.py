@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from refbook import bibcache
-from refbook.diagnostics import Code, Diagnostic
+from refbook.diagnostics import Code, Diagnostic, Severity
 from refbook.models import Bibliography, Entry, Location
 from refbook.readers import read_bibliography, resolve_crossrefs
 from refbook.readers.bibtex import ParseResult, parse_bibtex
@@ -208,21 +208,15 @@ def test_duplicate_field_keeps_the_first() -> None:
 
 SYNTAX_CASES = [
     # (name, text of the broken entry, line of the diagnostic, words of the message)
-    ("missing comma", "@article{bad,\n  title = {T}\n  year = 2000,\n}\n", 2, "missing `,`"),
-    ("missing comma after key", "@article{bad\n  title = {T},\n}\n", 1, "after the key"),
     ("missing =", "@article{bad,\n  title {T},\n}\n", 2, "expected `=`"),
     ("value runs over a field", "@article{bad,\n  title = {T,\n  year = 2000}\n", 2,
      "unbalanced braces"),
     ("value runs into the next entry", "@article{bad,\n  title = {T,\n  year = 2000,\n}\n", 2,
      "unbalanced braces"),
-    ("extra closing brace", "@article{bad,\n  title = {T}},\n  year = 2000,\n}\n", 2,
-     "too many"),
-    ("entry not closed", "@article{bad,\n  title = {T},\n  year = 2000\n", 3, "not closed"),
     ("no key", "@article{\n  title = {T},\n}\n", 1, "no citation key"),
+    ("stray character", "@article{bad,\n  title = {T};\n}\n", 2, "expected `,` or `}`"),
     ("empty key", "@article{,\n  title = {T},\n}\n", 1, "no citation key"),
     ("bare word value", "@article{bad,\n  pages = 12-15,\n}\n", 2, "not a valid value"),
-    ("empty value", "@article{bad,\n  note = ,\n}\n", 2, "has no value"),
-    ("stray character", "@article{bad,\n  title = {T},,\n}\n", 2, "unexpected `,`"),
     ("wrong closing delimiter", "@article(bad,\n  title = {T}}\n", 2, "expected `,` or `)`"),
     ("no delimiter", "@article bad,\n  title = {T},\n}\n", 1, "not followed by `{`"),
 ]
@@ -247,6 +241,79 @@ def test_syntax_error_skips_only_the_broken_entry(
     assert d.key == ("bad" if "bad" in broken and name != "no delimiter" else "")
 
 
+# -- slips that BibTeX and pybtex read past: the entry is kept, with a warning at the line -------
+
+RECOVERED_CASES = [
+    # (name, text of the entry, line of the warning, words of the message)
+    ("missing comma after key", "@Article{white:95\n  author = {White, A.},\n  title = {T},\n}\n",
+     1, "missing `,` after the key `white:95`"),
+    ("missing comma after key, same line", "@article{bad title = {T}, author = {White, A.}}\n",
+     1, "missing `,` after the key `bad`"),
+    ("missing comma between fields", "@article{bad,\n  title = {T}\n  author = {White, A.},\n}\n",
+     2, "missing `,` between field `title`"),
+    ("comma too many", "@article{bad,\n  title = {T},,\n  author = {White, A.}\n}\n", 2,
+     "a `,` too many"),
+    ("entry not closed", "@article{bad,\n  title = {T},\n  author = {White, A.}\n", 3,
+     "entry `bad` is not closed: expected `}` before the next `@`"),
+    ("entry not closed, trailing comma", "@article{bad,\n  title = {T},\n  year = 2000,\n", 3,
+     "entry `bad` is not closed"),
+    ("closing brace too many", "@article{bad,\n  title = {T}},\n  year = 2000,\n}\n", 2,
+     "a `}` too many closes the entry early; the fields after it are lost"),
+    ("field without a value", "@article{bad,\n  note = ,\n  title = {T}\n}\n", 2,
+     "field `note` has no value in entry `bad`; it is left out"),
+    ("last field without a value", "@article{bad,\n  title = {T},\n  note =\n}\n", 3,
+     "field `note` has no value"),
+    ("comma too many after the key", "@article{bad,,\n  title = {T}, author = {White, A.}}\n", 1,
+     "a `,` too many in entry `bad` after the key"),
+]
+
+
+@pytest.mark.parametrize(("name", "broken", "line", "words"), RECOVERED_CASES,
+                         ids=[c[0] for c in RECOVERED_CASES])
+def test_slips_pybtex_reads_past_keep_the_entry(name: str, broken: str, line: int,
+                                                words: str) -> None:
+    from pybtex import errors as pybtex_errors
+    from pybtex.database.input import bibtex as pybtex_bibtex
+
+    text = "@misc{before, title = {B}}\n" + broken + "\n@misc{after,\n  title = {A}}\n"
+    r = parse(text)
+    # pybtex (the reader sphinxcontrib-bibtex uses), run live: every entry it keeps, refbook
+    # keeps, with every field pybtex reads and the same values
+    strict = pybtex_errors.strict
+    # non-strict: pybtex reports an error and reads on (strict, its default, reads the slips
+    # after a key silently and stops the whole file at a missing comma between fields)
+    pybtex_errors.set_strict_mode(False)
+    try:
+        theirs = pybtex_bibtex.Parser(strict=False).parse_string(text).entries
+    finally:
+        pybtex_errors.set_strict_mode(strict)
+    ours = {e.key: {f.name: f.value for f in e.fields} for e in r.entries}
+    assert set(theirs) <= set(ours), name
+    for key, entry in theirs.items():
+        for field, value in entry.fields.items():
+            assert ours[key][field.lower()] == value, (key, field)
+    for key, entry in theirs.items():
+        assert len(ours[key]) >= len(entry.fields) + len(entry.persons), key
+    # a warning at the slip's line, which names the entry
+    (d,) = r.diagnostics
+    assert d.code is Code.SYNTAX_RECOVERED
+    assert d.code.default_severity is Severity.WARNING
+    assert d.location == Location("t.bib", line + 1)  # +1: the entry before the broken one
+    assert words in d.message
+    assert d.hint
+    (broken_key,) = set(ours) - {"before", "after"}
+    assert d.key == broken_key
+
+
+def test_last_entry_not_closed_at_end_of_file() -> None:
+    # trailing text of a file cut short: pybtex keeps the last entry, refbook too, with its fields
+    r = parse("@misc{ok, title = {x}}\n@article{last,\n  title = {T},\n  year = 2000\n")
+    assert [e.key for e in r.entries] == ["ok", "last"]
+    assert {f.name: f.value for f in r.entries[1].fields} == {"title": "T", "year": "2000"}
+    assert codes(r.diagnostics) == [("syntax-recovered", 4)]
+    assert "before the end of the file" in r.diagnostics[0].message
+
+
 def test_unclosed_value_at_end_of_file() -> None:
     r = parse("@misc{ok, title = {x}}\n@article{bad,\n  title = {Unclosed,\n  year = 1\n")
     assert [e.key for e in r.entries] == ["ok"]
@@ -258,26 +325,27 @@ def test_unclosed_value_at_end_of_file() -> None:
 
 def test_testdata_missing_commas() -> None:
     bib = read_bibliography([shared_file("biblatex-check/input.bib")])
-    assert codes(bib.diagnostics) == [("syntax", 49), ("syntax", 56)]
+    # missing commas after a key and between fields: read past, as pybtex reads them
+    assert codes(bib.diagnostics) == [("syntax-recovered", n) for n in (49, 51, 56, 58, 59)]
     assert "`author` (line 49) and field `title` (line 50)" in bib.diagnostics[0].message
-    assert "paneMyers" in bib.diagnostics[1].message
-    assert "elephants" not in bib
-    assert "paneMyers" not in bib
-    # entries before and after the broken ones are read
+    assert "after the key `paneMyers`" in bib.diagnostics[2].message
+    assert bib["elephants"].get("title") == "Elephants Don't Play Chess"
+    assert bib["paneMyers"].get("institution") == "Carnegie Mellon University"
     assert "emberFest2017" in bib
     assert bib["nistFIPS197Advanced2001"].location.line == 65
-    assert len(bib) == 10
+    assert len(bib) == 12
 
 
 def test_testdata_brace_errors() -> None:
     bib = read_bibliography([shared_file("biblint/clean_wholebrace_in.bib")])
-    assert codes(bib.diagnostics) == [("syntax", 20), ("syntax", 25)]
+    assert codes(bib.diagnostics) == [("syntax-recovered", 20), ("syntax-recovered", 25)]
     assert "too many" in bib.diagnostics[1].message
-    assert bib.keys() == ("test1", "test2", "test3")
+    # test5's `}` too many: kept with the fields before it, as pybtex keeps it
+    assert bib.keys() == ("test1", "test2", "test3", "test4", "test5")
 
     bib = read_bibliography([shared_file("biblint/clean_pageshyphen_in.bib")])
-    assert codes(bib.diagnostics) == [("syntax", 32)]
-    assert len(bib) == 6
+    assert codes(bib.diagnostics) == [("syntax-recovered", 32)]
+    assert len(bib) == 7
 
 
 def test_testdata_entries_without_keys() -> None:
