@@ -47,7 +47,8 @@ if TYPE_CHECKING:
 
 # 3: sections and titles hold their citations as written (back-links show them formatted)
 # 4: footnote citations (footsites)
-ENV_VERSION = 4
+# 5: citing sites hold their role's form; lists sphinxcontrib-bibtex's options
+ENV_VERSION = 5
 
 
 class RefbookDomain(Domain):
@@ -124,7 +125,8 @@ class RefbookDomain(Domain):
             node["index"] = i
             node["docname"] = docname
             sites.append(CitationSite(docname, i, node["citation"], node["citation"].line,
-                                      _section_of(node), cite_anchor(docname, i)))
+                                      _section_of(node), cite_anchor(docname, i),
+                                      node.get("form", "p")))
         if sites:
             self.sites[docname] = tuple(sites)
         foot = []
@@ -132,7 +134,7 @@ class RefbookDomain(Domain):
             node["index"] = i
             node["docname"] = docname
             foot.append(CitationSite(docname, i, node["citation"], node["citation"].line,
-                                     _section_of(node), ""))
+                                     _section_of(node), "", node.get("form", "p")))
         if foot:
             self.footsites[docname] = tuple(foot)
         specs = []
@@ -161,11 +163,12 @@ class RefbookDomain(Domain):
         bibfiles = self.bibfiles()
         key = files_digest([*bibfiles]) + _digest(repr((
             __version__, ENV_VERSION, s.style, s.backlinks, auto_doc, order, titles, specs,
-            s.latin1,
+            s.latin1, s.compat,
             sorted(self.nocite.items()), s.check,
-            [(doc, [(x.index, x.citation.refs, x.citation.mode, x.section, x.anchor)
+            [(doc, [(x.index, x.citation.refs, x.citation.mode, x.section, x.anchor, x.form,
+                     x.citation.source)
                     for x in self.sites[doc]]) for doc in sorted(self.sites)],
-            [(doc, [(x.index, x.citation.refs, x.citation.mode) for x in self.footsites[doc]])
+            [(doc, [(x.index, x.citation.refs, x.citation.mode, x.form) for x in self.footsites[doc]])
              for doc in sorted(self.footsites)])))
         cache_dir = Path(env.doctreedir) / "refbook-cache"
         if self._book is not None and self._book_key == key:
@@ -177,7 +180,7 @@ class RefbookDomain(Domain):
                 bibfiles=bibfiles, style=s.style, sites=self.sites, specs=specs,
                 nocite=self.nocite, order=order, titles=titles, backlinks=s.backlinks,
                 cache_dir=str(cache_dir), auto_doc=auto_doc, check=s.check,
-                footsites=self.footsites)
+                footsites=self.footsites, compat=s.compat)
             base = s.bibfiles_dir or str(env.srcdir)
             # bibtex_encoding = 'latin-1' declares what the reader's fallback found
             expected = {Code.ENCODING} if s.latin1 else set()

@@ -64,6 +64,19 @@ def parse_targets(text: str) -> tuple[CiteRef, ...]:
         pos += 1
 
 
+def raw_targets(text: str) -> list[tuple[str, str]]:
+    """(pre, post) of each key of a valid target list, as written."""
+    out = []
+    pos = 0
+    while pos < len(text):
+        m = _TARGET.match(text, pos)
+        if m is None or not m.group("key"):
+            break
+        out.append((m.group("pre") or "", m.group("post") or ""))
+        pos = m.end() + 1
+    return out
+
+
 def _ref(key: str, pre: str, post: str) -> CiteRef:
     label, locator, rest = parse_locator(", " + post.strip()) if post.strip() else ("", "", "")
     if not locator and post.strip():

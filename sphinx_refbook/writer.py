@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
+from docutils.nodes import make_id
 from sphinx import addnodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
@@ -43,11 +44,15 @@ if TYPE_CHECKING:
     from refbook.ir import Inline, Inlines
     from refbook.render.reference_list import BackLinks
     from sphinx_refbook.book import Book, ListSpec
+    from sphinx_refbook.compat import Compat
 
 
 class ResolveCitations(SphinxPostTransform):
     default_priority = 5
     _kind = "author-date"
+    _compat: Compat | None = None
+    #: the number an enumerated list with ``:start: continue`` goes on from (per page)
+    _enum_count = 1
 
     def run(self, **kwargs: Any) -> None:
         cites = list(self.document.findall(citation_node))
@@ -67,7 +72,9 @@ class ResolveCitations(SphinxPostTransform):
                 placeholder.replace_self(placeholder.children)
             return
         book = domain_of(self.env).book()
-        self._kind = get_style(settings(self.config).style).kind
+        self._compat = settings(self.config).compat
+        self._kind = "pybtex" if self._compat else get_style(settings(self.config).style).kind
+        self._enum_count = 1
         for node in cites:
             node.replace_self(self._citation(node, book))
         for node in lists:
@@ -89,12 +96,13 @@ class ResolveCitations(SphinxPostTransform):
         ir = book.resolution.citations.get((doc, index)) if index is not None else None
         if ir is None:  # read before the extension numbered it: show it as written
             return [_as_written(node)]
-        ir = _form(node.get("form", "p"), ir, book, self._kind)
+        if self._compat is None:  # a referencing style's text is final
+            ir = _form(node.get("form", "p"), ir, book, self._kind)
 
         def on_item(span: Span, children: list[nodes.Node]) -> list[nodes.Node]:
             key = item_key(span)
             inner = nodes.inline("", "", *children)
-            if key not in book.entries:
+            if book.real(key) not in book.entries:
                 inner["classes"].append("refbook-unknown")
                 return [inner]
             if book.target(doc, key) is None:
@@ -138,6 +146,8 @@ class ResolveCitations(SphinxPostTransform):
     def _list(self, spec: ListSpec, book: Book) -> list[nodes.Node]:
         """The core's list structure (``refbook.render.reference_list``) as nodes, element for
         element what the MkDocs plugin writes as HTML."""
+        if self._compat is not None and spec.index >= 0:
+            return self._pybtex_list(spec, book, self._compat)
         listing = reference_list(
             ((k, book.entries.get(k, ())) for k in book.listed.get(spec.ident, ())),
             kind=self._kind, anchors=book.anchors.get(spec.ident, {}), backlinks=book.backlinks)
@@ -151,6 +161,47 @@ class ResolveCitations(SphinxPostTransform):
                 para += nodes.Text(BACKLINKS_GAP)
                 para += self._backlinks(spec.docname, entry.backlinks)
             box += para
+        return [box]
+
+    def _pybtex_list(self, spec: ListSpec, book: Book, compat: Compat) -> list[nodes.Node]:
+        """A list as sphinxcontrib-bibtex lays it out: docutils citations (label, entry), or a
+        bullet or enumerated list of the entries; each entry followed by its back-links."""
+        keys = book.listed.get(spec.ident, ())
+        items = book.items.get(spec.ident, {})
+        anchors = book.anchors.get(spec.ident, {})
+        box: nodes.Element
+        if spec.list_type == "enumerated":
+            box = nodes.enumerated_list(enumtype=spec.enumtype)
+            if spec.start >= 1:
+                self._enum_count = spec.start
+            box["start"] = self._enum_count
+        elif spec.list_type == "bullet":
+            box = nodes.bullet_list()
+        else:
+            box = nodes.container()
+        box["classes"] += ["refbook-bibliography", "refbook-pybtex"]
+        if compat.bibliography_id:
+            box["ids"].append(make_id(compat.bibliography_id.format(
+                bibliography_count=spec.index + 1)))
+        for key in keys:
+            label, text = items.get(key, ("", ()))
+            para = nodes.paragraph("", "", *to_nodes(text))
+            backs = book.backlinks.get(key)
+            if backs is not None:
+                para += nodes.Text(BACKLINKS_GAP)
+                para += self._backlinks(spec.docname, backs)
+            ids = [anchors[key]] if key in anchors else []
+            item: nodes.Element
+            if spec.list_type == "citation":
+                item = nodes.citation("", nodes.label("", label, support_smartquotes=False),
+                                      para, ids=ids, classes=["refbook-entry"])
+            else:
+                item = nodes.list_item("", para, ids=ids, classes=["refbook-entry"])
+                if spec.list_type == "enumerated":
+                    self._enum_count += 1
+            box += item
+        if not keys:
+            return [nodes.target()]
         return [box]
 
     def _backlinks(self, fromdoc: str, backs: BackLinks) -> nodes.inline:
@@ -200,8 +251,10 @@ def visit_copied_citation(translator: Any, node: citation_node) -> None:
     ir = book.resolution.citations.get((node.get("docname", ""), index))
     if ir is None:
         return
-    kind = get_style(settings(builder.config).style).kind
-    text = to_line(_form(node.get("form", "p"), ir, book, kind))
+    if settings(builder.config).compat is None:
+        kind = get_style(settings(builder.config).style).kind
+        ir = _form(node.get("form", "p"), ir, book, kind)
+    text = to_line(ir)
     node.children = []
     node += nodes.Text(text)
 
