@@ -182,7 +182,9 @@ def resolve_book(
     check: Config | None = None,
     footsites: Mapping[str, tuple[CitationSite, ...]] | None = None,
     compat: Compat | None = None,
+    nocite_at: Mapping[str, tuple[tuple[int, str], ...]] | None = None,
 ) -> Book:
+    # nocite_at: per page, each :cite:empty: key with the number of citations before it
     """Format the book. ``order`` is the reading order of documents; ``auto_doc`` receives the
     book's list when no spec exists; ``footsites`` are the footnote citations (formatted apart:
     no list shows their entries). ``compat``: sphinxcontrib-bibtex's look (pybtex's lists and
@@ -249,15 +251,20 @@ def resolve_book(
                   for spec in all_specs}
     else:
         listed, items, styles = _pybtex_lists(bib, all_specs, wanted, cited_sites, doc_order,
-                                              nocited, compat)
+                                              nocite_at or {}, compat)
     home_spec: dict[str, tuple[str, int]] = {}
-    for spec in all_specs:
-        if spec.scope in ("book", "all"):
+    # sphinxcontrib-bibtex's citations link to its citation lists only (not bullet or
+    # enumerated ones): those come first in its look
+    rounds = ([[x for x in all_specs if x.list_type == "citation"], all_specs]
+              if compat is not None else [all_specs])
+    for candidates in rounds:
+        for spec in candidates:
+            if spec.scope in ("book", "all"):
+                for k in listed[spec.ident]:
+                    home_spec.setdefault(spec.keyprefix + k, spec.ident)
+        for spec in candidates:
             for k in listed[spec.ident]:
                 home_spec.setdefault(spec.keyprefix + k, spec.ident)
-    for spec in all_specs:
-        for k in listed[spec.ident]:
-            home_spec.setdefault(spec.keyprefix + k, spec.ident)
     anchors: dict[tuple[str, int], dict[str, str]] = {}
     home: dict[str, Target] = {}
     local: dict[tuple[str, str], str] = {}
@@ -278,8 +285,11 @@ def resolve_book(
             else:
                 ids[k] = local_anchor(cited_as, spec.docname, spec.index)
             taken.add(ids[k])
-            local.setdefault((spec.docname, cited_as), ids[k])
         anchors[spec.ident] = ids
+    for candidates in rounds:  # a citation links to a list on its own page first
+        for spec in candidates:
+            for k, ident in anchors[spec.ident].items():
+                local.setdefault((spec.docname, spec.keyprefix + k), ident)
     if all_specs:  # a book without any list (no directive, no automatic one) links nothing by choice
         problems += _unlisted(bib, cited_sites if compat else sites, doc_order, home, local,
                               aliases)
@@ -617,20 +627,25 @@ def _prefix_view(sites: Mapping[str, tuple[CitationSite, ...]], prefix: str,
 def _pybtex_lists(bib: Bibliography, specs: Sequence[ListSpec],
                   wanted: Mapping[tuple[str, int], set[str]],
                   sites: Mapping[str, tuple[CitationSite, ...]], doc_order: Sequence[str],
-                  nocited: Sequence[str], compat: Compat,
+                  nocite_at: Mapping[str, tuple[tuple[int, str], ...]], compat: Compat,
                   ) -> tuple[dict[tuple[str, int], tuple[str, ...]],
                              dict[tuple[str, int], dict[str, tuple[str, Inlines]]],
                              dict[tuple[str, int], str]]:
     """Each list as sphinxcontrib-bibtex makes it: its entries in order of citation (as cited,
     prefix included), then of the .bib files, sorted, labelled and formatted by its pybtex
     style."""
-    cited_order = [k for doc in doc_order for s in sites.get(doc, ()) for k in s.citation.keys]
-    cited_order += list(nocited)
+    cited_order: list[str] = []
+    for doc in [*doc_order, *sorted(set(nocite_at) - set(doc_order))]:
+        # citations and :cite:empty: keys in page order (each :cite:empty: knows how many
+        # citations precede it)
+        events = [(s.index, 1, k) for s in sites.get(doc, ()) for k in s.citation.keys]
+        events += [(before, 0, k) for before, k in nocite_at.get(doc, ())]
+        cited_order += [k for _, _, k in sorted(events, key=lambda e: (e[0], e[1]))]
     listed: dict[tuple[str, int], tuple[str, ...]] = {}
     items: dict[tuple[str, int], dict[str, tuple[str, Inlines]]] = {}
     styles: dict[tuple[str, int], str] = {}
     for spec in specs:
-        keys = wanted[spec.ident]
+        keys = {k for k in wanted[spec.ident] if k in bib}
         first = [k[len(spec.keyprefix):] for k in cited_order if k.startswith(spec.keyprefix)]
         ordered = [*dict.fromkeys(k for k in first if k in keys),
                    *(e.key for e in bib if e.key in keys)]
@@ -711,23 +726,35 @@ def _pybtex_citations(bib: Bibliography, sites: Mapping[str, tuple[CitationSite,
 
     cite = citation_formatter(compat.reference_style)
     labels: dict[tuple[str, str], str] = {}
-    for spec in specs:
-        for k, ident in anchors[spec.ident].items():
+    # sphinxcontrib-bibtex puts a citation's references in the order of its lists' entries
+    # (lists in the order it reads the pages: by name), those of a list on the citing page first
+    rank: dict[str, tuple[int, int]] = {}
+    local_rank: dict[tuple[str, str], tuple[int, int]] = {}
+    for n, spec in enumerate(sorted(specs, key=lambda x: (x.docname, x.index))):
+        for pos, (k, ident) in enumerate(anchors[spec.ident].items()):
             labels[spec.docname, ident] = items[spec.ident][k][0]
+            rank.setdefault(spec.keyprefix + k, (n, pos))
+            local_rank.setdefault((spec.docname, spec.keyprefix + k), (n, pos))
     out: dict[tuple[str, int], Inlines] = {}
     for doc, doc_sites in sites.items():
         for site in doc_sites:
-            refs = []
+            refs: list[tuple[tuple[int, tuple[int, int]], Ref]] = []
+            seen: set[str] = set()
             for ref, (pre, post) in zip(site.citation.refs, _raw_targets(site), strict=True):
+                if ref.key in seen:  # a key cited twice in one citation is shown once
+                    continue
+                seen.add(ref.key)
                 anchor_id = local.get((doc, ref.key))
                 target = Target(doc, anchor_id) if anchor_id else home.get(ref.key)
                 label = labels.get((target.docname, target.anchor), "") if target else ""
-                refs.append(Ref(ref.key, bib.get(aliases.get(ref.key, ref.key)), label, pre,
-                                post))
+                where = local_rank.get((doc, ref.key))
+                order = (0, where) if where else (1, rank.get(ref.key, (len(specs), 0)))
+                refs.append((order, Ref(ref.key, bib.get(aliases.get(ref.key, ref.key)), label,
+                                        pre, post)))
             form = site.form or "p"
             if all(r.suppress_author for r in site.citation.refs) and form in _PANDOC_FORMS:
                 form = "year"
-            out[doc, site.index] = cite(form, refs)
+            out[doc, site.index] = cite(form, [r for _, r in sorted(refs, key=lambda x: x[0])])
     return out
 
 

@@ -102,21 +102,25 @@ class RefbookDomain(Domain):
     def fingerprints(self) -> dict[str, str]:
         return cast("dict[str, str]", self.data["fingerprints"])
 
-    def note_nocite(self, docname: str, keys: tuple[str, ...]) -> None:
+    def note_nocite(self, docname: str, keys: tuple[str, ...], before: int = 0) -> None:
         self.nocite[docname] = self.nocite.get(docname, ()) + keys
+        # where: sphinxcontrib-bibtex's lists take :cite:empty: keys in citation order
+        at = cast("dict[str, tuple[tuple[int, str], ...]]", self.data.setdefault("nocite_at", {}))
+        at[docname] = at.get(docname, ()) + tuple((before, k) for k in keys)
 
     def note_problem(self, docname: str, slug: str, message: str, line: int) -> None:
         self.problems[docname] = (*self.problems.get(docname, ()), (slug, message, line))
 
     def clear_doc(self, docname: str) -> None:
-        for key in ("sites", "footsites", "lists", "nocite", "problems", "fingerprints"):
+        for key in ("sites", "footsites", "lists", "nocite", "nocite_at", "problems",
+                    "fingerprints"):
             self.data.setdefault(key, {}).pop(docname, None)
 
     def merge_domaindata(self, docnames: Set[str], otherdata: dict[str, Any]) -> None:
-        for key in ("sites", "footsites", "lists", "nocite", "problems"):
+        for key in ("sites", "footsites", "lists", "nocite", "nocite_at", "problems"):
             for doc in docnames:
                 if doc in otherdata.get(key, {}):
-                    self.data[key][doc] = otherdata[key][doc]
+                    self.data.setdefault(key, {})[doc] = otherdata[key][doc]
 
     def collect(self, docname: str, doctree: nodes.document) -> None:
         """``doctree-read``: number the page's citations and lists in document order."""
@@ -164,7 +168,7 @@ class RefbookDomain(Domain):
         key = files_digest([*bibfiles]) + _digest(repr((
             __version__, ENV_VERSION, s.style, s.backlinks, auto_doc, order, titles, specs,
             s.latin1, s.compat,
-            sorted(self.nocite.items()), s.check,
+            sorted(self.nocite.items()), sorted(self.data.get("nocite_at", {}).items()), s.check,
             [(doc, [(x.index, x.citation.refs, x.citation.mode, x.section, x.anchor, x.form,
                      x.citation.source)
                     for x in self.sites[doc]]) for doc in sorted(self.sites)],
@@ -180,7 +184,8 @@ class RefbookDomain(Domain):
                 bibfiles=bibfiles, style=s.style, sites=self.sites, specs=specs,
                 nocite=self.nocite, order=order, titles=titles, backlinks=s.backlinks,
                 cache_dir=str(cache_dir), auto_doc=auto_doc, check=s.check,
-                footsites=self.footsites, compat=s.compat)
+                footsites=self.footsites, compat=s.compat,
+                nocite_at=self.data.get("nocite_at", {}))
             base = s.bibfiles_dir or str(env.srcdir)
             # bibtex_encoding = 'latin-1' declares what the reader's fallback found
             expected = {Code.ENCODING} if s.latin1 else set()

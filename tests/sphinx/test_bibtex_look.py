@@ -1,0 +1,397 @@
+"""sphinxcontrib-bibtex's look, kept until the author opts in: a project that sets ``bibtex_*``
+options and no ``refbook_style`` shows what sphinxcontrib-bibtex 2.7.0 shows.
+
+Each test builds one small project twice — with ``sphinxcontrib.bibtex`` and with
+``sphinx_refbook`` swapped in — and compares what a reader sees, computed from both builds:
+the pages' text (citation texts, labels, list items, numbering), hover texts, and the ids the
+``bibtex_*_id`` templates make. refbook adds its back-links ("Cited in: …") after each entry;
+they are taken out before comparing."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from tests.sphinx.conftest import Built
+
+BIB = """\
+@book{knuth1984,
+  author = {Knuth, Donald E.},
+  title = {The {TeX}book},
+  publisher = {Addison-Wesley},
+  year = {1984}
+}
+
+@book{lamport1994,
+  author = {Lamport, Leslie},
+  title = {{LaTeX}: A Document Preparation System},
+  publisher = {Addison-Wesley},
+  year = {1994},
+  edition = {2}
+}
+
+@article{vanderberg2020,
+  author = {van der Berg, Anna and Jones, Carl},
+  title = {Prefixes in names},
+  journal = {Journal of Names},
+  year = {2020},
+  volume = {3},
+  pages = {1--10},
+  doi = {10.1000/names.3}
+}
+
+@article{kim2021,
+  author = {Kim, Ann and Lee, Bo and Park, Cy},
+  title = {Three authors},
+  journal = {Journal B},
+  year = {2021},
+  url = {https://example.org/kim}
+}
+
+@article{smith2020a,
+  author = {Smith, John},
+  title = {First paper},
+  journal = {Journal A},
+  year = {2020}
+}
+
+@article{smith2020b,
+  author = {Smith, John},
+  title = {Second paper},
+  journal = {Journal A},
+  year = {2020}
+}
+
+@book{edited2019,
+  editor = {Ed, Eve},
+  title = {Edited Volume},
+  publisher = {Press},
+  year = {2019}
+}
+
+@misc{notitle,
+  title = {Anonymous Work},
+  howpublished = {Online}
+}
+
+@misc{uncited,
+  author = {Nobody, Nadia},
+  title = {Never cited},
+  year = {1999}
+}
+"""
+
+ROLES = """\
+P :cite:p:`knuth1984`; PS :cite:ps:`kim2021`; ALP :cite:alp:`lamport1994`;
+ALPS :cite:alps:`kim2021,knuth1984`; T :cite:t:`knuth1984,lamport1994`; TS :cite:ts:`kim2021`;
+T3 :cite:t:`kim2021`; CT :cite:ct:`vanderberg2020`; CTS :cite:cts:`vanderberg2020`;
+AUTHOR :cite:author:`kim2021`; AUTHORS :cite:authors:`kim2021`;
+CAUTHOR :cite:cauthor:`vanderberg2020`; CAUTHORS :cite:cauthors:`vanderberg2020`;
+AUTHORPAR :cite:authorpar:`knuth1984`; AUTHORPARS :cite:authorpars:`kim2021`;
+LABEL :cite:label:`smith2020a`; LABELPAR :cite:labelpar:`smith2020b`;
+YEAR :cite:year:`smith2020a`; YEARPAR :cite:yearpar:`notitle`;
+EMPTY :cite:empty:`uncited` done; EDITOR :cite:t:`edited2019`; NOAUTHOR :cite:t:`notitle`;
+PREPOST :cite:p:`{see}smith2020a{p. 3},knuth1984`; BARE :cite:`lamport1994`.
+"""
+
+INDEX = f"""\
+Book
+====
+
+.. toctree::
+
+   chapter
+
+{ROLES}
+"""
+
+CHAPTER = """\
+Chapter
+=======
+
+Later :cite:p:`vanderberg2020` and :cite:t:`smith2020b`.
+
+.. bibliography::
+"""
+
+
+def project(tmp_path: Path, extension: str, conf: str = "", pages: dict[str, str] | None = None,
+            ) -> Path:
+    src = tmp_path / extension
+    src.mkdir(parents=True)
+    (src / "refs.bib").write_text(BIB, encoding="utf-8")
+    (src / "conf.py").write_text(
+        f'extensions = ["{extension}"]\nbibtex_bibfiles = ["refs.bib"]\n{conf}\n',
+        encoding="utf-8")
+    for name, text in (pages or {"index.rst": INDEX, "chapter.rst": CHAPTER}).items():
+        (src / name).write_text(text, encoding="utf-8")
+    return src
+
+
+def both(tmp_path: Path, build: Callable[..., Built], conf: str = "",
+         pages: dict[str, str] | None = None, builder: str = "text") -> tuple[Built, Built]:
+    theirs = build(project(tmp_path, "sphinxcontrib.bibtex", conf, pages), builder)
+    ours = build(project(tmp_path, "sphinx_refbook", conf, pages), builder)
+    return theirs, ours
+
+
+_BACKLINKS = re.compile(r" Cited in: [^.]*\.")
+
+
+def visible(text: str) -> str:
+    """A text page as one line of words, refbook's back-links taken out."""
+    return _BACKLINKS.sub("", " ".join(text.split()))
+
+
+def assert_same_text(theirs: Built, ours: Built, *pages: str) -> None:
+    for page in pages or ("index.txt", "chapter.txt"):
+        assert visible(ours.read(page)) == visible(theirs.read(page)), page
+
+
+@pytest.mark.parametrize("style", ["alpha", "plain", "unsrt", "unsrtalpha"])
+def test_default_style_lists_and_labels(tmp_path: Path, build: Callable[..., Built],
+                                        style: str) -> None:
+    theirs, ours = both(tmp_path, build, f"bibtex_default_style = {style!r}")
+    assert theirs.warnings == ""
+    assert_same_text(theirs, ours)
+    assert "sphinxcontrib-bibtex's look kept" in ours.app._status.getvalue()  # noqa: SLF001
+    assert 'refbook_style = "chicago-author-date"' in ours.app._status.getvalue()  # noqa: SLF001
+
+
+@pytest.mark.parametrize("reference_style", ["label", "author_year", "super"])
+def test_reference_styles_and_roles(tmp_path: Path, build: Callable[..., Built],
+                                    reference_style: str) -> None:
+    theirs, ours = both(tmp_path, build, f"bibtex_reference_style = {reference_style!r}")
+    assert theirs.warnings == ""
+    assert_same_text(theirs, ours)
+    # the superscripts too
+    theirs_html, ours_html = both(tmp_path / "html", build,
+                                  f"bibtex_reference_style = {reference_style!r}", builder="html")
+    assert sups(ours_html.read("index.html")) == sups(theirs_html.read("index.html"))
+
+
+def sups(html: str) -> list[str]:
+    return [re.sub(r"<[^>]+>", "", s) for s in re.findall(r"<sup>(.*?)</sup>", html, re.S)]
+
+
+ROUND = """\
+import dataclasses
+import sphinxcontrib.bibtex.plugin
+from sphinxcontrib.bibtex.style.referencing import BracketStyle
+from sphinxcontrib.bibtex.style.referencing.author_year import AuthorYearReferenceStyle
+
+
+def round_brackets():
+    return BracketStyle(left="(", right=")")
+
+
+@dataclasses.dataclass
+class RoundStyle(AuthorYearReferenceStyle):
+    bracket_parenthetical: BracketStyle = dataclasses.field(default_factory=round_brackets)
+    bracket_textual: BracketStyle = dataclasses.field(default_factory=round_brackets)
+    bracket_author: BracketStyle = dataclasses.field(default_factory=round_brackets)
+    bracket_label: BracketStyle = dataclasses.field(default_factory=round_brackets)
+    bracket_year: BracketStyle = dataclasses.field(default_factory=round_brackets)
+
+
+sphinxcontrib.bibtex.plugin.register_plugin(
+    "sphinxcontrib.bibtex.style.referencing", "author_year_round", RoundStyle)
+bibtex_reference_style = "author_year_round"
+"""
+
+
+def test_referencing_style_plugin(tmp_path: Path, build: Callable[..., Built]) -> None:
+    """A referencing style registered as a plugin (here from conf.py, as sphinxcontrib-bibtex's
+    docs show for round brackets) is run as sphinxcontrib-bibtex runs it."""
+    theirs, ours = both(tmp_path, build, ROUND)
+    assert theirs.warnings == ""
+    assert "(Knuth, 1984)" in ours.read("index.txt")
+    assert_same_text(theirs, ours)
+
+
+LISTS = """\
+Lists
+=====
+
+Cites :cite:p:`knuth1984,lamport1994,vanderberg2020,kim2021` and :cite:p:`a-smith2020a`.
+
+.. bibliography::
+   :list: enumerated
+   :enumtype: upperroman
+   :start: 3
+   :filter: key in {"knuth1984", "lamport1994"}
+
+.. bibliography::
+   :list: enumerated
+   :start: continue
+   :filter: key == "vanderberg2020"
+
+.. bibliography::
+   :list: bullet
+   :style: plain
+   :filter: key == "kim2021"
+
+.. bibliography::
+   :labelprefix: X
+   :style: unsrt
+   :filter: key in {"knuth1984", "kim2021"} | {"lamport1994", "vanderberg2020"}
+
+.. bibliography::
+   :keyprefix: a-
+   :labelprefix: A
+
+.. bibliography::
+   :list: bullet
+   :filter: title % "THREE AUTHORS" or docnames & {"nosuch"}
+"""
+
+
+def test_list_options(tmp_path: Path, build: Callable[..., Built]) -> None:
+    pages = {"index.rst": LISTS}
+    theirs, ours = both(tmp_path, build, pages=pages)
+    assert theirs.warnings == ""
+    assert ours.warnings == ""
+    assert_same_text(theirs, ours, "index.txt")
+    theirs_html, ours_html = both(tmp_path / "html", build, pages=pages, builder="html")
+    # :enumtype: and :start: (continue: on from the page's previous enumerated list)
+    assert starts(ours_html.read("index.html")) == starts(theirs_html.read("index.html")) == [
+        ("upperroman", "3"), ("arabic", "5")]
+
+
+def starts(html: str) -> list[tuple[str, str]]:
+    return re.findall(r'<ol class="(\w+)[^>]*start="(\d+)"', html)
+
+
+IDS = """\
+bibtex_cite_id = "cite-{bibliography_count}-{key}"
+bibtex_footcite_id = "footcite-{footbibliography_count}-{key}"
+bibtex_bibliography_id = "bibliography-{bibliography_count}"
+bibtex_footbibliography_id = "footbibliography-{footbibliography_count}"
+bibtex_bibliography_header = "**Bibliography header**"
+bibtex_footbibliography_header = "*Footnotes header*"
+bibtex_tooltips_style = "plain"
+"""
+
+FOOT = """\
+Book
+====
+
+Cites :cite:p:`knuth1984` and :cite:t:`kim2021`; notes :footcite:`lamport1994` and
+:footcite:t:`kim2021,vanderberg2020`, :footcite:ts:`kim2021`.
+
+.. footbibliography::
+
+.. bibliography::
+
+More
+----
+
+Again :footcite:p:`smith2020a` and :footcite:ct:`vanderberg2020`.
+
+.. footbibliography::
+
+.. bibliography::
+   :filter: key == "lamport1994"
+"""
+
+
+def test_ids_headers_tooltips_and_footnotes(tmp_path: Path,
+                                            build: Callable[..., Built]) -> None:
+    pages = {"index.rst": FOOT}
+    theirs, ours = both(tmp_path, build, IDS, pages, builder="html")
+    assert theirs.warnings == ""
+    assert ours.warnings == ""
+    mine, their = ours.read("index.html"), theirs.read("index.html")
+    wanted = re.compile(r'id="((?:cite|footcite|bibliography|footbibliography)-[^"]*)"')
+    # refbook's own anchors of citations (cite-<page>-<n>, the back-links' targets) aside
+    assert [i for i in wanted.findall(mine) if not re.fullmatch(r"cite-index-\d+", i)] == \
+        wanted.findall(their)
+    assert 'id="cite-1-knuth1984"' in mine
+    assert titles(mine) == titles(their)
+    assert titles(mine)  # hover texts in the tooltip style
+    assert texts(mine) == texts(their)
+    text_theirs, text_ours = both(tmp_path / "text", build, IDS, pages)
+    assert_same_text(text_theirs, text_ours, "index.txt")
+
+
+def test_no_tooltips(tmp_path: Path, build: Callable[..., Built]) -> None:
+    theirs, ours = both(tmp_path, build, "bibtex_tooltips = False", builder="html")
+    assert titles(ours.read("index.html")) == titles(theirs.read("index.html")) == []
+
+
+def titles(html: str) -> list[str]:
+    """The hover texts of the citation links."""
+    return re.findall(r'<a class="reference internal" href="[^"]*" title="([^"]*)"', html)
+
+
+def texts(html: str) -> list[str]:
+    """The body's paragraphs and headings as text (back-links taken out)."""
+    body = html[html.index('<div class="body"'):html.index('<div class="sphinxsidebar"')]
+    return [visible(re.sub(r"<[^>]+>", "", p))
+            for p in re.findall(r"<(?:p|h\d)[^>]*>(.*?)</(?:p|h\d)>", body, flags=re.S)]
+
+
+def test_refbook_style_opts_in(tmp_path: Path, build: Callable[..., Built]) -> None:
+    """refbook_style switches to refbook's styles; sphinxcontrib-bibtex's presentation options
+    are then reported as having no effect, at their line of conf.py."""
+    src = project(tmp_path, "sphinx_refbook", 'bibtex_default_style = "plain"\n'
+                  'refbook_style = "chicago-author-date"')
+    b = build(src, "text")
+    assert b.warnings == (
+        f"{src}/conf.py:3: WARNING: bibtex_default_style has no effect: refbook_style = "
+        "'chicago-author-date' formats the citations and lists (remove refbook_style to keep "
+        "sphinxcontrib-bibtex's look) [refbook.config]\n")
+    assert "P (Knuth 1984);" in " ".join(b.read("index.txt").split())
+
+
+def test_directive_look_options_reported_in_refbook_style(tmp_path: Path,
+                                                          build: Callable[..., Built]) -> None:
+    src = project(tmp_path, "sphinx_refbook", 'refbook_style = "chicago-author-date"',
+                  {"index.rst": "Book\n====\n\n:cite:p:`knuth1984`\n\n.. bibliography::\n"
+                                "   :style: plain\n   :list: bullet\n"})
+    b = build(src, "text")
+    assert b.warnings == (
+        f"{src}/index.rst:6: WARNING: :style:, :list: have no effect: refbook_style = "
+        "'chicago-author-date' formats the list (remove refbook_style from conf.py to keep "
+        "sphinxcontrib-bibtex's look) [refbook.config]\n")
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ('bibtex_default_style = "nosuch"',
+     "bibtex_default_style = 'nosuch' is not an installed pybtex style; choose one of: alpha, "
+     "plain, unsrt, unsrtalpha (or install the package that provides it)"),
+    ('bibtex_reference_style = "nosuch"',
+     "bibtex_reference_style = 'nosuch' is not a referencing style; choose one of: "
+     "author_year, "),
+    ('bibtex_cite_id = "{nosuch}"',
+     "bibtex_cite_id = '{nosuch}' is not a usable id template (KeyError('nosuch')); it may use "
+     "{bibliography_count}, {key}"),
+])
+def test_unusable_options_are_configuration_errors(tmp_path: Path, build: Callable[..., Built],
+                                                   line: str, message: str) -> None:
+    src = project(tmp_path, "sphinx_refbook", line)
+    b = build(src, "text")
+    assert b.app.statuscode == 1
+    assert f"{src}/conf.py:3: ERROR: {message}" in b.warnings
+    assert "Traceback" not in b.warnings
+
+
+def test_unknown_directive_style_is_reported(tmp_path: Path,
+                                             build: Callable[..., Built]) -> None:
+    src = project(tmp_path, "sphinx_refbook", "",
+                  {"index.rst": "Book\n====\n\n:cite:p:`knuth1984`\n\n.. bibliography::\n"
+                                "   :style: nosuch\n   :list: table\n"})
+    b = build(src, "text")
+    assert b.warnings.splitlines() == [
+        f"{src}/index.rst:6: WARNING: :style: nosuch is not an installed pybtex style; this "
+        "list uses bibtex_default_style = 'alpha' (installed: alpha, plain, unsrt, unsrtalpha) "
+        "[refbook.unknown-style]",
+        f"{src}/index.rst:6: WARNING: unknown bibliography list type 'table': this list is a "
+        "citation list (choose one of citation, bullet, enumerated) [refbook.config]"]
+    assert "[Knu84] Donald" in b.read("index.txt")
