@@ -63,7 +63,7 @@ class Compat:
 
 
 def compat_settings(config: Config) -> Compat:
-    values = {}
+    values: dict[str, Any] = {}
     for name, default in COMPAT_OPTIONS.items():
         value = getattr(config, name, default)
         values[name.removeprefix("bibtex_")] = value if isinstance(value, type(default)) \

@@ -108,14 +108,14 @@ class CiteRole(SphinxRole):
             from sphinx_refbook.domain import domain_of
 
             domain_of(self.env).note_nocite(self.env.docname, tuple(r.key for r in refs),
-                                            int(self.env.temp_data.get(_COUNT, 0)))
+                                            int(self.env.temp_data.get(_COUNT) or 0))
             return [], []
         if form in ("year", "yearpar"):
             refs = tuple(replace(r, suppress_author=True) for r in refs)
         if form in _ALL_AUTHORS:
             refs = tuple(replace(r, all_authors=True) for r in refs)
         # how many citations precede a :cite:empty: (sphinxcontrib-bibtex lists its keys there)
-        self.env.temp_data[_COUNT] = int(self.env.temp_data.get(_COUNT, 0)) + 1
+        self.env.temp_data[_COUNT] = int(self.env.temp_data.get(_COUNT) or 0) + 1
         citation = Citation(refs, FORMS[form], line=self.lineno, source=self.rawtext)
         node = citation_node(self.rawtext, nodes.Text(self.text), citation=citation, form=form,
                              docname=self.env.docname)

@@ -101,7 +101,7 @@ def _style(name: str) -> Any:
 def to_pybtex(entry: Entry) -> PybtexEntry:
     """The pybtex entry of a refbook entry: every field as its LaTeX source, ``author`` and
     ``editor`` as persons (split on ``and`` as pybtex's parser splits them)."""
-    fields = []
+    fields: list[tuple[str, str]] = []
     persons: dict[str, list[Person]] = {}
     with pybtex.errors.capture():  # a name pybtex finds odd is refbook's diagnostic, not an error
         for f in entry.fields:

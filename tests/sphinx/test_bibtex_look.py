@@ -160,8 +160,8 @@ def test_default_style_lists_and_labels(tmp_path: Path, build: Callable[..., Bui
     theirs, ours = both(tmp_path, build, f"bibtex_default_style = {style!r}")
     assert theirs.warnings == ""
     assert_same_text(theirs, ours)
-    assert "sphinxcontrib-bibtex's look kept" in ours.app._status.getvalue()  # noqa: SLF001
-    assert 'refbook_style = "chicago-author-date"' in ours.app._status.getvalue()  # noqa: SLF001
+    assert "sphinxcontrib-bibtex's look kept" in ours.app._status.getvalue()
+    assert 'refbook_style = "chicago-author-date"' in ours.app._status.getvalue()
 
 
 @pytest.mark.parametrize("reference_style", ["label", "author_year", "super"])
@@ -364,14 +364,14 @@ def test_directive_look_options_reported_in_refbook_style(tmp_path: Path,
 
 @pytest.mark.parametrize(("line", "message"), [
     ('bibtex_default_style = "nosuch"',
-     "bibtex_default_style = 'nosuch' is not an installed pybtex style; choose one of: alpha, "
-     "plain, unsrt, unsrtalpha (or install the package that provides it)"),
+     ("bibtex_default_style = 'nosuch' is not an installed pybtex style; choose one of: alpha, "
+     "plain, unsrt, unsrtalpha (or install the package that provides it)")),
     ('bibtex_reference_style = "nosuch"',
-     "bibtex_reference_style = 'nosuch' is not a referencing style; choose one of: "
-     "author_year, "),
+     ("bibtex_reference_style = 'nosuch' is not a referencing style; choose one of: "
+     "author_year, ")),
     ('bibtex_cite_id = "{nosuch}"',
-     "bibtex_cite_id = '{nosuch}' is not a usable id template (KeyError('nosuch')); it may use "
-     "{bibliography_count}, {key}"),
+     ("bibtex_cite_id = '{nosuch}' is not a usable id template (KeyError('nosuch')); it may use "
+     "{bibliography_count}, {key}")),
 ])
 def test_unusable_options_are_configuration_errors(tmp_path: Path, build: Callable[..., Built],
                                                    line: str, message: str) -> None:
@@ -389,9 +389,9 @@ def test_unknown_directive_style_is_reported(tmp_path: Path,
                                 "   :style: nosuch\n   :list: table\n"})
     b = build(src, "text")
     assert b.warnings.splitlines() == [
-        f"{src}/index.rst:6: WARNING: :style: nosuch is not an installed pybtex style; this "
+        (f"{src}/index.rst:6: WARNING: :style: nosuch is not an installed pybtex style; this "
         "list uses bibtex_default_style = 'alpha' (installed: alpha, plain, unsrt, unsrtalpha) "
-        "[refbook.unknown-style]",
-        f"{src}/index.rst:6: WARNING: unknown bibliography list type 'table': this list is a "
-        "citation list (choose one of citation, bullet, enumerated) [refbook.config]"]
+        "[refbook.unknown-style]"),
+        (f"{src}/index.rst:6: WARNING: unknown bibliography list type 'table': this list is a "
+        "citation list (choose one of citation, bullet, enumerated) [refbook.config]")]
     assert "[Knu84] Donald" in b.read("index.txt")
