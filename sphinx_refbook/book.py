@@ -119,6 +119,13 @@ class Book:
     #: a key cited with a list's ``:keyprefix:`` → the entry's key
     aliases: dict[str, str] = field(default_factory=dict)
 
+    def in_citation_list(self, where: Target) -> bool:
+        """Whether ``where`` is an entry of a list of docutils citations (sphinxcontrib-bibtex's
+        look), which LaTeX moves into one bibliography."""
+        return any(spec.docname == where.docname and spec.list_type == "citation"
+                   and where.anchor in self.anchors.get(spec.ident, {}).values()
+                   for spec in self.specs if self.items)
+
     def real(self, key: str) -> str:
         """The entry key of a cited key (without a list's ``:keyprefix:``)."""
         return self.aliases.get(key, key)
@@ -547,8 +554,9 @@ def fingerprints(book: Book, sites: Mapping[str, tuple[CitationSite, ...]],
                 [(k, book.target(doc, k), book.tooltips.get(k)) for k in keys]))
     for spec in book.specs:
         anchors = book.anchors[spec.ident]
+        items = book.items.get(spec.ident, {})
         parts.setdefault(spec.docname, []).append((spec, [
-            (k, book.entries.get(k), anchors[k], book.backlinks.get(k, ()))
+            (k, book.entries.get(k), anchors[k], book.backlinks.get(k, ()), items.get(k))
             for k in book.listed[spec.ident]]))
     return {doc: _digest(repr(p)) for doc, p in parts.items()}
 

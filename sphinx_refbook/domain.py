@@ -271,6 +271,10 @@ class RefbookDomain(Domain):
             if where is None:
                 return None
             doc, anchor, title = where.docname, where.anchor, node.get("refbook_title")
+            if builder.name == "latex" and self.book().in_citation_list(where):
+                # LaTeX gathers docutils citations in the root document's bibliography, where
+                # their labels are the root document's
+                doc = env.config.root_doc
         elif typ == "site":
             doc, _, anchor = target.partition("#")
             title = None

@@ -195,6 +195,7 @@ class ResolveCitations(SphinxPostTransform):
             if spec.list_type == "citation":
                 item = nodes.citation("", nodes.label("", label, support_smartquotes=False),
                                       para, ids=ids, classes=["refbook-entry"])
+                item["docname"] = spec.docname  # LaTeX's \bibitem key is docname:id
             else:
                 item = nodes.list_item("", para, ids=ids, classes=["refbook-entry"])
                 if spec.list_type == "enumerated":
@@ -237,6 +238,10 @@ class EntryLabels(SphinxPostTransform):
             if set(ENTRY_CLASSES) <= set(para["classes"]) and para["ids"]:
                 para.insert(0, nodes.target("", "", ids=para["ids"]))
                 para["ids"] = []
+        # sphinxcontrib-bibtex's look: a citation's id keys its \bibitem; the links need a label
+        for item in self.document.findall(nodes.citation):
+            if "refbook-entry" in item["classes"] and item["ids"] and len(item) > 1:
+                item[1].insert(0, nodes.target("", "", ids=list(item["ids"])))
 
 
 def visit_copied_citation(translator: Any, node: citation_node) -> None:

@@ -395,3 +395,57 @@ def test_unknown_directive_style_is_reported(tmp_path: Path,
         (f"{src}/index.rst:6: WARNING: unknown bibliography list type 'table': this list is a "
         "citation list (choose one of citation, bullet, enumerated) [refbook.config]")]
     assert "[Knu84] Donald" in b.read("index.txt")
+
+
+MYST = """\
+# Markdown
+
+Pandoc syntax [@knuth1984; @lamport1994] and @kim2021, roles {cite:p}`vanderberg2020`.
+"""
+
+
+def test_myst_pandoc_syntax_and_roles(tmp_path: Path, build: Callable[..., Built]) -> None:
+    """Roles in MyST pages are sphinxcontrib-bibtex's; Pandoc citations (refbook's addition)
+    get its referencing style too: parenthetical like :cite:p:, narrative like :cite:t:."""
+    pages = {"index.rst": INDEX.replace("   chapter", "   chapter\n   markdown"),
+             "chapter.rst": CHAPTER, "markdown.md": MYST}
+    conf = 'extensions.insert(0, "myst_parser")'
+    theirs = build(project(tmp_path, "sphinxcontrib.bibtex", conf, pages), "text")
+    ours = build(project(tmp_path, "sphinx_refbook", conf, pages), "text")
+    assert ours.warnings == ""
+    assert_same_text(theirs, ours, "index.txt", "chapter.txt")
+    roles = visible(theirs.read("markdown.txt")).split("roles ")[1]
+    assert visible(ours.read("markdown.txt")) == (
+        "Markdown ******** Pandoc syntax [Knu84, Lam94] and Kim *et al.* [KLP21], roles " + roles)
+
+
+@pytest.mark.parametrize("builder", ["latex", "epub", "singlehtml"])
+def test_other_builders(tmp_path: Path, build: Callable[..., Built], builder: str) -> None:
+    conf = 'copyright = "2026"\nversion = "1"'
+    theirs, ours = both(tmp_path, build, conf, builder=builder)
+    assert ours.warnings == theirs.warnings == ""
+    if builder == "latex":
+        tex = next(ours.outdir.glob("*.tex")).read_text(encoding="utf-8")
+        assert r"\bibitem[Knu84]{chapter:ref-knuth1984}" in tex
+        # citations link to the entries' labels (in the root document's bibliography)
+        assert r"\hyperref[\detokenize{index:ref-knuth1984}]" in tex
+        assert r"\label{\detokenize{index:ref-knuth1984}}" in tex
+
+
+def test_bib_edit_rewrites_every_page(tmp_path: Path, build: Callable[..., Built]) -> None:
+    """Never stale in sphinxcontrib-bibtex's look too: a new entry that changes alpha labels
+    (Smi20a → Smi20b) re-writes the citing pages and the list's."""
+    src = project(tmp_path, "sphinx_refbook")
+    first = build(src, "text")
+    assert "LABEL Smi20a" in visible(first.read("index.txt"))
+    bib = src / "refs.bib"
+    bib.write_text("@article{smith2020,\n  author = {Smith, John},\n  title = {Aardvarks},\n"
+                   "  journal = {J},\n  year = {2020}\n}\n\n" + bib.read_text(encoding="utf-8"),
+                   encoding="utf-8")
+    (src / "chapter.rst").write_text(CHAPTER.replace("Later", "Later :cite:p:`smith2020`"),
+                                     encoding="utf-8")
+    second = build(src, "text")
+    fresh = build(src, "text", freshenv=True)
+    for page in ("index.txt", "chapter.txt"):
+        assert second.read(page) == fresh.read(page), page
+    assert "LABEL Smi20b" in visible(second.read("index.txt"))
