@@ -45,7 +45,9 @@ OPTIONS: tuple[Option, ...] = (
            "The .bib files of the book, relative to the source directory (strings or "
            "`pathlib.Path`)."),
     Option("style", "chicago-author-date", (str,),
-           "The citation style (an installed refbook style: chicago-author-date, numeric, …)."),
+           "The citation style (an installed refbook style: chicago-author-date, numeric, …). "
+           "Not set in a project that sets `bibtex_*` options: sphinxcontrib-bibtex's look "
+           "(see Migrating from sphinxcontrib-bibtex)."),
     Option("strict", False, (bool,),
            "Fail the build on any refbook problem, even without `-W`, listing every problem."),
     Option("backlinks", True, (bool,),

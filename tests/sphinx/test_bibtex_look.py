@@ -369,6 +369,10 @@ def test_directive_look_options_reported_in_refbook_style(tmp_path: Path,
     ('bibtex_reference_style = "nosuch"',
      ("bibtex_reference_style = 'nosuch' is not a referencing style; choose one of: "
      "author_year, ")),
+    ('bibtex_foot_reference_style = "super"',
+     "bibtex_foot_reference_style = 'super': refbook writes footnote citations in "
+     "sphinxcontrib-bibtex's 'foot' style only; remove the option (or set refbook_style for "
+     "refbook's footnotes)"),
     ('bibtex_cite_id = "{nosuch}"',
      ("bibtex_cite_id = '{nosuch}' is not a usable id template (KeyError('nosuch')); it may use "
      "{bibliography_count}, {key}")),
@@ -449,3 +453,24 @@ def test_bib_edit_rewrites_every_page(tmp_path: Path, build: Callable[..., Built
     for page in ("index.txt", "chapter.txt"):
         assert second.read(page) == fresh.read(page), page
     assert "LABEL Smi20b" in visible(second.read("index.txt"))
+
+
+def test_entry_the_style_cannot_format(tmp_path: Path, build: Callable[..., Built]) -> None:
+    """An entry without a field the pybtex style needs shows pybtex's message in bold, as in
+    sphinxcontrib-bibtex; refbook reports the missing field at the entry's line."""
+    pages = {"index.rst": "Book\n====\n\n:cite:p:`nojournal`\n\n.. bibliography::\n"}
+    bib = "\n@article{nojournal,\n  author = {Doe, Jane},\n  title = {T},\n  year = {2020}\n}\n"
+    srcs = []
+    for extension in ("sphinxcontrib.bibtex", "sphinx_refbook"):
+        src = project(tmp_path, extension, "", pages)
+        (src / "refs.bib").write_text(BIB + bib, encoding="utf-8")
+        srcs.append(src)
+    theirs, ours = build(srcs[0], "text"), build(srcs[1], "text")
+    assert "missing journal in nojournal" in theirs.warnings
+    assert_same_text(theirs, ours, "index.txt")
+    line = BIB.count("\n") + 2
+    assert ours.warnings.startswith(
+        f"{srcs[1]}/refs.bib:{line}: WARNING: @article 'nojournal' has no journal or "
+        "journaltitle (")
+    assert ours.warnings.endswith("[refbook.missing-field]\n")
+    assert ours.warnings.count("WARNING") == 1
