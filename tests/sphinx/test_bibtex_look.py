@@ -370,9 +370,9 @@ def test_directive_look_options_reported_in_refbook_style(tmp_path: Path,
      ("bibtex_reference_style = 'nosuch' is not a referencing style; choose one of: "
      "author_year, ")),
     ('bibtex_foot_reference_style = "super"',
-     "bibtex_foot_reference_style = 'super': refbook writes footnote citations in "
+     ("bibtex_foot_reference_style = 'super': refbook writes footnote citations in "
      "sphinxcontrib-bibtex's 'foot' style only; remove the option (or set refbook_style for "
-     "refbook's footnotes)"),
+     "refbook's footnotes)")),
     ('bibtex_cite_id = "{nosuch}"',
      ("bibtex_cite_id = '{nosuch}' is not a usable id template (KeyError('nosuch')); it may use "
      "{bibliography_count}, {key}")),
