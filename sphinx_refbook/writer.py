@@ -129,15 +129,18 @@ class ResolveCitations(SphinxPostTransform):
         out = nodes.inline("", "", classes=["refbook-footcite"])
         children = list(node.children)
         node.children = []
+        first = True
         for child in children:
             if isinstance(child, foot_author_node):
                 key = child["key"]
                 text = authors.get(key)
+                # sphinxcontrib-bibtex capitalizes the citation's first letter only
+                cap = form.startswith("c") and (first or self._compat is None)
+                first = False
                 if text is None or key not in book.foot_entries:
                     out += _unknown(key)
                     continue
-                out += nodes.inline("", "", *to_nodes(
-                    _capitalize(text) if form.startswith("c") else text))
+                out += nodes.inline("", "", *to_nodes(_capitalize(text) if cap else text))
             else:
                 out += child
         return out

@@ -292,7 +292,8 @@ Cites :cite:p:`knuth1984` and :cite:t:`kim2021`; notes :footcite:`lamport1994` a
 More
 ----
 
-Again :footcite:p:`smith2020a` and :footcite:ct:`vanderberg2020`.
+Again :footcite:p:`smith2020a` and :footcite:ct:`vanderberg2020`;
+:footcite:cts:`knuth1984,vanderberg2020`.
 
 .. footbibliography::
 
@@ -474,3 +475,32 @@ def test_entry_the_style_cannot_format(tmp_path: Path, build: Callable[..., Buil
         "journaltitle (")
     assert ours.warnings.endswith("[refbook.missing-field]\n")
     assert ours.warnings.count("WARNING") == 1
+
+
+CUSTOM_STYLE = """\
+import pybtex.plugin
+from pybtex.style.formatting import toplevel
+from pybtex.style.formatting.unsrt import Style as UnsrtStyle
+from pybtex.style.template import field, sentence, tag
+
+
+class TitleFirst(UnsrtStyle):
+    default_label_style = "alpha"
+
+    def get_article_template(self, e):
+        return toplevel[sentence[tag("strong")[field("title")], self.format_names("author"),
+                                 field("year")]]
+
+
+pybtex.plugin.register_plugin("pybtex.style.formatting", "titlefirst", TitleFirst, force=True)
+bibtex_default_style = "titlefirst"
+"""
+
+
+def test_custom_pybtex_style_from_conf_py(tmp_path: Path, build: Callable[..., Built]) -> None:
+    """A pybtex style written in conf.py (the issue's crashing project) is run by pybtex."""
+    theirs, ours = both(tmp_path, build, CUSTOM_STYLE)
+    assert theirs.warnings == ours.warnings == ""
+    assert "**Three authors**, Ann Kim, Bo Lee, and Cy Park" in visible(
+        ours.read("chapter.txt"))
+    assert_same_text(theirs, ours)
