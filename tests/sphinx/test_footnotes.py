@@ -115,8 +115,8 @@ def test_same_footnotes_as_sphinxcontrib_bibtex(tmp_path: Path,
     # the footnote says the entry as sphinxcontrib-bibtex's pybtex style does
     for page in ("index.html", "two.html", "three.html"):
         assert footnote_texts(ours.read(page)) == footnote_texts(theirs.read(page)), page
-    assert "Donald E. Knuth. The TeXbook. Addison-Wesley, 1984." in footnote_texts(
-        ours.read("index.html"))
+    assert any(t.endswith("Donald E. Knuth. The TeXbook. Addison-Wesley, 1984.")
+               for t in footnote_texts(ours.read("index.html")))
     # footnote citations are not the reference list's: no list, nothing unused
     assert "refbook-bibliography" not in ours.read("index.html")
 
