@@ -265,8 +265,8 @@ def validate(app: Sphinx, config: Config) -> None:
     elif not compat:
         for name, message in unused_compat_options(config):
             place, suffix = _origin(name, app, config)
-            report.logger.warning(f"{message}{suffix}", location=place, type="refbook",
-                                  subtype="config")
+            report.logger.warning(f"{message}{suffix}{report.code_suffix('ignored-option', config)}",
+                                  location=place, type="refbook", subtype="ignored-option")
 
 
 def unused_compat_options(config: Config) -> list[tuple[str, str]]:

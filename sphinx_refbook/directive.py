@@ -117,7 +117,7 @@ class BibliographyDirective(SphinxDirective):
         given = [name for name in _LOOK if name in self.options]
         if compat is None:
             if given:
-                self._warn("config", (
+                self._warn("ignored-option", (
                     f"{', '.join(':' + n + ':' for n in given)} "
                     f"{'has' if len(given) == 1 else 'have'} no effect: refbook_style = "
                     f"{self.config.refbook_style!r} formats the list (remove refbook_style "
@@ -134,13 +134,13 @@ class BibliographyDirective(SphinxDirective):
         look["style"] = style
         list_type = str(self.options.get("list", "citation")).strip()
         if list_type not in _LIST_TYPES:
-            self._warn("config", (f"unknown bibliography list type {list_type!r}: this list "
+            self._warn("ignored-option", (f"unknown bibliography list type {list_type!r}: this list "
                                   f"is a citation list (choose one of {', '.join(_LIST_TYPES)})"))
             list_type = "citation"
         look["list_type"] = list_type
         enumtype = str(self.options.get("enumtype", "arabic")).strip()
         if enumtype not in _ENUMTYPES:
-            self._warn("config", (f"unknown :enumtype: {enumtype!r}: numbered arabic (choose "
+            self._warn("ignored-option", (f"unknown :enumtype: {enumtype!r}: numbered arabic (choose "
                                   f"one of {', '.join(_ENUMTYPES)})"))
             enumtype = "arabic"
         look["enumtype"] = enumtype

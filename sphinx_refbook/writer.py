@@ -149,7 +149,7 @@ class ResolveCitations(SphinxPostTransform):
     def _list(self, spec: ListSpec, book: Book) -> list[nodes.Node]:
         """The core's list structure (``refbook.render.reference_list``) as nodes, element for
         element what the MkDocs plugin writes as HTML."""
-        if self._compat is not None and spec.index >= 0:
+        if self._compat is not None:  # the automatic list too: labels as the citations show
             return self._pybtex_list(spec, book, self._compat)
         listing = reference_list(
             ((k, book.entries.get(k, ())) for k in book.listed.get(spec.ident, ())),

@@ -347,7 +347,7 @@ def test_refbook_style_opts_in(tmp_path: Path, build: Callable[..., Built]) -> N
     assert b.warnings == (
         f"{src}/conf.py:3: WARNING: bibtex_default_style has no effect: refbook_style = "
         "'chicago-author-date' formats the citations and lists (remove refbook_style to keep "
-        "sphinxcontrib-bibtex's look) [refbook.config]\n")
+        "sphinxcontrib-bibtex's look) [refbook.ignored-option]\n")
     assert "P (Knuth 1984);" in " ".join(b.read("index.txt").split())
 
 
@@ -360,7 +360,7 @@ def test_directive_look_options_reported_in_refbook_style(tmp_path: Path,
     assert b.warnings == (
         f"{src}/index.rst:6: WARNING: :style:, :list: have no effect: refbook_style = "
         "'chicago-author-date' formats the list (remove refbook_style from conf.py to keep "
-        "sphinxcontrib-bibtex's look) [refbook.config]\n")
+        "sphinxcontrib-bibtex's look) [refbook.ignored-option]\n")
 
 
 @pytest.mark.parametrize(("line", "message"), [
@@ -398,7 +398,7 @@ def test_unknown_directive_style_is_reported(tmp_path: Path,
         "list uses bibtex_default_style = 'alpha' (installed: alpha, plain, unsrt, unsrtalpha) "
         "[refbook.unknown-style]"),
         (f"{src}/index.rst:6: WARNING: unknown bibliography list type 'table': this list is a "
-        "citation list (choose one of citation, bullet, enumerated) [refbook.config]")]
+        "citation list (choose one of citation, bullet, enumerated) [refbook.ignored-option]")]
     assert "[Knu84] Donald" in b.read("index.txt")
 
 
@@ -504,3 +504,15 @@ def test_custom_pybtex_style_from_conf_py(tmp_path: Path, build: Callable[..., B
     assert "**Three authors**, Ann Kim, Bo Lee, and Cy Park" in visible(
         ours.read("chapter.txt"))
     assert_same_text(theirs, ours)
+
+
+def test_automatic_list_in_the_look(tmp_path: Path, build: Callable[..., Built]) -> None:
+    """refbook's automatic list (no directive anywhere) is a list of labelled entries too, so
+    the labels the citations show are in it."""
+    src = project(tmp_path, "sphinx_refbook", "", {"index.rst": "Book\n====\n\n"
+                                                   ":cite:p:`knuth1984,kim2021`\n"})
+    b = build(src, "text")
+    assert b.warnings == ""
+    text = visible(b.read("index.txt"))
+    assert text.startswith("Book **** [KLP21, Knu84] References ========== [KLP21] Ann Kim")
+    assert "[Knu84] Donald E. Knuth." in text
