@@ -516,3 +516,19 @@ def test_automatic_list_in_the_look(tmp_path: Path, build: Callable[..., Built])
     text = visible(b.read("index.txt"))
     assert text.startswith("Book **** [KLP21, Knu84] References ========== [KLP21] Ann Kim")
     assert "[Knu84] Donald E. Knuth." in text
+
+
+def test_markup_in_the_bib_stays_text(tmp_path: Path, build: Callable[..., Built]) -> None:
+    """pybtex's text goes through docutils nodes: markup in a .bib value is escaped, and only
+    http(s) addresses become links (sphinxcontrib-bibtex links a javascript: url)."""
+    hostile = ("\n@misc{hostile,\n  author = {Evil, Eve},\n"
+               "  title = {<script>alert(1)</script> and <b>bold</b>},\n"
+               "  url = {javascript:alert(2)},\n  year = {2020}\n}\n")
+    src = project(tmp_path, "sphinx_refbook", "",
+                  {"index.rst": "Book\n====\n\n:cite:p:`hostile`\n\n.. bibliography::\n"})
+    (src / "refs.bib").write_text(BIB + hostile, encoding="utf-8")
+    html = build(src, "html").read("index.html")
+    assert "<script>alert(1)" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; and &lt;b&gt;bold&lt;/b&gt;" in html
+    assert 'href="javascript' not in html
+    assert "javascript:alert(2)" in html  # shown as text
