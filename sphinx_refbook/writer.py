@@ -109,12 +109,22 @@ class ResolveCitations(SphinxPostTransform):
                 if book.specs:  # in no list of a book that has lists: unlisted-citation
                     inner["classes"].append("refbook-unlisted")
                 return [inner]
-            xref = addnodes.pending_xref("", inner, refdomain="refbook", reftype="cite",
+            # sphinxcontrib-bibtex's look links a bare label: <a …>Knu84</a>
+            bare = self._compat is not None and len(children) == 1 and isinstance(
+                children[0], nodes.Text)
+            xref = addnodes.pending_xref("", children[0] if bare else inner, refdomain="refbook",
+                                         reftype="cite",
                                          reftarget=key, refdoc=doc, refexplicit=True,
                                          refwarn=False)
             xref["refbook_title"] = book.tooltips.get(key, "")
             return [xref]
 
+        if self._compat is not None:
+            # as sphinxcontrib-bibtex writes it: the citation's own span holds its id
+            span = nodes.inline("", "", classes=["bibtex-citation", "refbook-citation"],
+                                ids=[cite_anchor(doc, index)])
+            span += to_nodes(ir, on_item)
+            return [span]
         anchor = nodes.target("", "", ids=[cite_anchor(doc, index)])
         out = nodes.inline("", "", classes=["refbook-citation"])
         out += to_nodes(ir, on_item)
@@ -197,7 +207,8 @@ class ResolveCitations(SphinxPostTransform):
             item: nodes.Element
             if spec.list_type == "citation":
                 item = nodes.citation("", nodes.label("", label, support_smartquotes=False),
-                                      para, ids=ids, classes=["refbook-entry"])
+                                      para, ids=ids)
+                item["refbook"] = True  # (no class: the markup is sphinxcontrib-bibtex's)
                 item["docname"] = spec.docname  # LaTeX's \bibitem key is docname:id
             else:
                 item = nodes.list_item("", para, ids=ids, classes=["refbook-entry"])
@@ -243,7 +254,7 @@ class EntryLabels(SphinxPostTransform):
                 para["ids"] = []
         # sphinxcontrib-bibtex's look: a citation's id keys its \bibitem; the links need a label
         for item in self.document.findall(nodes.citation):
-            if "refbook-entry" in item["classes"] and item["ids"] and len(item) > 1:
+            if item.get("refbook") and item["ids"] and len(item) > 1:
                 item[1].insert(0, nodes.target("", "", ids=list(item["ids"])))
 
 
