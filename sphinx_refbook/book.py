@@ -287,10 +287,11 @@ def resolve_book(
                 if home_spec[cited_as] == spec.ident:
                     home[cited_as] = Target(spec.docname, ids[k])
             elif home_spec[cited_as] == spec.ident:
-                ids[k] = anchor(cited_as)
+                ids[k] = _docutils_id(compat, anchor(cited_as), taken)
                 home[cited_as] = Target(spec.docname, ids[k])
             else:
-                ids[k] = local_anchor(cited_as, spec.docname, spec.index)
+                ids[k] = _docutils_id(compat, local_anchor(cited_as, spec.docname, spec.index),
+                                      taken)
             taken.add(ids[k])
         anchors[spec.ident] = ids
     for candidates in rounds:  # a citation links to a list on its own page first
@@ -664,6 +665,17 @@ def _pybtex_lists(bib: Bibliography, specs: Sequence[ListSpec],
         items[spec.ident] = {f.key: (f.label, f.text) for f in formatted}
         styles[spec.ident] = style
     return listed, items, styles
+
+
+def _docutils_id(compat: Compat | None, ident: str, taken: set[str]) -> str:
+    """In sphinxcontrib-bibtex's look, ids are docutils ids (``ref-2009-mandel`` for the key
+    ``2009:mandel``) as there; one that another entry of the page already has stays as is."""
+    if compat is None:
+        return ident
+    from docutils.nodes import make_id
+
+    made = str(make_id(ident))
+    return made if made and made not in taken else ident
 
 
 def _templated_id(compat: Compat | None, spec: ListSpec, key: str) -> str:

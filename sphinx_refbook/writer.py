@@ -121,8 +121,7 @@ class ResolveCitations(SphinxPostTransform):
 
         if self._compat is not None:
             # as sphinxcontrib-bibtex writes it: the citation's own span holds its id
-            span = nodes.inline("", "", classes=["bibtex-citation", "refbook-citation"],
-                                ids=[cite_anchor(doc, index)])
+            span = nodes.inline("", "", classes=["bibtex-citation"], ids=[cite_anchor(doc, index)])
             span += to_nodes(ir, on_item)
             return [span]
         anchor = nodes.target("", "", ids=[cite_anchor(doc, index)])

@@ -532,3 +532,17 @@ def test_markup_in_the_bib_stays_text(tmp_path: Path, build: Callable[..., Built
     assert "&lt;script&gt;alert(1)&lt;/script&gt; and &lt;b&gt;bold&lt;/b&gt;" in html
     assert 'href="javascript' not in html
     assert "javascript:alert(2)" in html  # shown as text
+
+
+def test_ids_are_docutils_ids(tmp_path: Path, build: Callable[..., Built]) -> None:
+    """In the look, entry ids are docutils ids (as sphinxcontrib-bibtex's are): a key with a
+    colon or capitals still gives an id a stylesheet or a test can select."""
+    src = project(tmp_path, "sphinx_refbook", "",
+                  {"index.rst": "Book\n====\n\n:cite:p:`2009:Mandel`\n\n.. bibliography::\n"})
+    (src / "refs.bib").write_text(BIB + "\n@misc{2009:Mandel,\n  author = {Mandel, Jan},\n"
+                                  "  title = {Tutorial},\n  year = {2009}\n}\n", encoding="utf-8")
+    html = build(src, "html").read("index.html")
+    assert 'id="ref-2009-mandel"' in html
+    assert 'href="#ref-2009-mandel"' in html
+    assert re.search(r'<span class="bibtex-citation" id="cite-index-0">\[<a class="reference '
+                     r'internal" href="#ref-2009-mandel" title="[^"]+">Man09</a>\]</span>', html)
