@@ -46,8 +46,8 @@ OPTIONS: tuple[Option, ...] = (
            "`pathlib.Path`)."),
     Option("style", "chicago-author-date", (str,),
            "The citation style (an installed refbook style: chicago-author-date, numeric, …). "
-           "Not set in a project that sets `bibtex_*` options: sphinxcontrib-bibtex's look "
-           "(see Migrating from sphinxcontrib-bibtex)."),
+           "Not set (nor `refbook_bibfiles`) in a project that sets `bibtex_*` options: "
+           "sphinxcontrib-bibtex's look (see Migrating from sphinxcontrib-bibtex)."),
     Option("strict", False, (bool,),
            "Fail the build on any refbook problem, even without `-W`, listing every problem."),
     Option("backlinks", True, (bool,),
@@ -156,11 +156,13 @@ def given(config: Config, name: str) -> bool:
 
 def compat_mode(config: Config) -> bool:
     """sphinxcontrib-bibtex's look: the project configures ``bibtex_*`` options (it was written
-    for sphinxcontrib-bibtex) and has not chosen a refbook style."""
-    if given(config, "refbook_style"):
+    for sphinxcontrib-bibtex) and no refbook option that chooses refbook's way (a style, or
+    ``refbook_bibfiles``). ``bibtex_encoding`` alone does not count: refbook's docs give it to
+    any project whose files are Latin-1."""
+    if given(config, "refbook_style") or given(config, "refbook_bibfiles"):
         return False
     names = set(config.overrides) | set(getattr(config, "_raw_config", {}))
-    return any(n.startswith("bibtex_") for n in names)
+    return any(n.startswith("bibtex_") and n != "bibtex_encoding" for n in names)
 
 
 def problems(config: Config) -> tuple[str, ...]:

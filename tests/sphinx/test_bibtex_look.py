@@ -546,3 +546,18 @@ def test_ids_are_docutils_ids(tmp_path: Path, build: Callable[..., Built]) -> No
     assert 'href="#ref-2009-mandel"' in html
     assert re.search(r'<span class="bibtex-citation" id="cite-index-0">\[<a class="reference '
                      r'internal" href="#ref-2009-mandel" title="[^"]+">Man09</a>\]</span>', html)
+
+
+@pytest.mark.parametrize(("conf", "look"), [
+    ('bibtex_bibfiles = ["refs.bib"]', "pybtex"),
+    ('refbook_bibfiles = ["refs.bib"]\nbibtex_encoding = "latin-1"', "refbook"),
+    ('bibtex_bibfiles = ["refs.bib"]\nrefbook_style = "chicago-author-date"', "refbook"),
+])
+def test_which_look(tmp_path: Path, build: Callable[..., Built], conf: str, look: str) -> None:
+    """sphinxcontrib-bibtex's look needs its options and no refbook choice; bibtex_encoding,
+    which refbook's docs give any project with Latin-1 files, is no such option."""
+    src = project(tmp_path, "sphinx_refbook", "",
+                  {"index.rst": "Book\n====\n\n:cite:p:`knuth1984`\n\n.. bibliography::\n"})
+    (src / "conf.py").write_text(f'extensions = ["sphinx_refbook"]\n{conf}\n', encoding="utf-8")
+    text = visible(build(src, "text").read("index.txt"))
+    assert text.startswith("Book **** [Knu84]" if look == "pybtex" else "Book **** (Knuth 1984)")
