@@ -123,9 +123,12 @@ def format_entries(entries: Sequence[Entry], style: str, *,
     fmt = _style(style)
     by_key = {e.key: e for e in entries}
     converted = [to_pybtex(by_key[k]) for k in by_key]
-    with pybtex.errors.capture():
-        ordered = list(fmt.sort(converted))
-        labels = list(fmt.format_labels(ordered))
+    try:
+        with pybtex.errors.capture():
+            ordered = list(fmt.sort(converted))
+            labels = list(fmt.format_labels(ordered))
+    except Exception:  # a plugin's sorting or labels failed: keep the order
+        ordered, labels = converted, [str(n) for n in range(1, len(converted) + 1)]
     return tuple(_format(fmt, labelprefix + label, e, by_key[e.key])
                  for label, e in zip(labels, ordered, strict=True))
 
@@ -138,12 +141,27 @@ def format_entry(entry: Entry, style: str, label: str = "") -> FormattedItem:
 def _format(fmt: Any, label: str, pentry: PybtexEntry, entry: Entry) -> FormattedItem:
     try:
         with pybtex.errors.capture():
-            rich = fmt.format_entry(label, pentry).text
+            rich = _rich(fmt, label, pentry)
     except FieldIsMissing as err:
-        message = str(err)
-        return FormattedItem(entry.key, label, (Styled("strong", (Text(message),)),), message,
-                             message)
+        return _failed(entry, label, str(err))
+    except Exception as err:  # a style plugin's bug never stops the build
+        return _failed(entry, label, f"{type(fmt).__name__} cannot format {entry.key}: {err}")
     return FormattedItem(entry.key, label, to_inlines(rich), to_plain(rich))
+
+
+def _rich(fmt: Any, label: str, pentry: PybtexEntry) -> Any:
+    """The entry's rich text; a type the style has no template for (``@online``, ``@report``
+    in BibTeX's styles, where pybtex raises AttributeError) is formatted as ``@misc``."""
+    if not (hasattr(fmt, f"get_{pentry.type}_template") or hasattr(fmt, f"format_{pentry.type}")):
+        misc = PybtexEntry("misc", fields=pentry.fields, persons=pentry.persons)
+        misc.key = pentry.key
+        pentry = misc
+    return fmt.format_entry(label, pentry).text
+
+
+def _failed(entry: Entry, label: str, message: str) -> FormattedItem:
+    return FormattedItem(entry.key, label, (Styled("strong", (Text(message),)),), message,
+                         message)
 
 
 def to_inlines(rich: Any, on_other: Any = None) -> Inlines:
