@@ -107,12 +107,20 @@ def to_pybtex(entry: Entry) -> PybtexEntry:
         for f in entry.fields:
             if f.name in _PERSON_FIELDS:
                 persons.setdefault(f.name, []).extend(
-                    Person(name) for name in split_name_list(f.value))
+                    _person(name) for name in split_name_list(f.value))
             elif f.name not in {n for n, _ in fields}:
                 fields.append((f.name, f.value))
         out = PybtexEntry(entry.type, fields=fields, persons=persons)
     out.key = entry.key
     return out
+
+
+def _person(name: str) -> Person:
+    """pybtex's person; a name it cannot split (unbalanced braces) is one last name."""
+    try:
+        return Person(name)
+    except Exception:  # noqa: BLE001  # refbook's bad-name diagnostic reports it
+        return Person(last=name)
 
 
 def format_entries(entries: Sequence[Entry], style: str, *,

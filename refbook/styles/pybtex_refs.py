@@ -240,9 +240,12 @@ def author_part(style: ReferenceStyle, ref: Ref, *, full: bool) -> Inlines:
 
 
 def _last_names(person: Any) -> Inlines:
-    with pybtex.errors.capture():
-        rich = pybtex_join[name_part(tie=True)[person.rich_prelast_names],
-                           name_part[person.rich_last_names]].format()
+    try:
+        with pybtex.errors.capture():
+            rich = pybtex_join[name_part(tie=True)[person.rich_prelast_names],
+                               name_part[person.rich_last_names]].format()
+    except Exception:  # noqa: BLE001  # odd LaTeX in a name: its words as written
+        return (Text(" ".join(person.last_names)),)
     return to_inlines(rich)
 
 
@@ -254,5 +257,8 @@ def year_part(ref: Ref) -> Inlines:
 
 
 def _latex(value: str) -> Inlines:
-    with pybtex.errors.capture():
-        return to_inlines(RichText.from_latex(value))
+    try:
+        with pybtex.errors.capture():
+            return to_inlines(RichText.from_latex(value))
+    except Exception:  # noqa: BLE001  # LaTeX pybtex cannot parse: the value as written
+        return (Text(value),)
