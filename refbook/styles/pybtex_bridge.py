@@ -119,7 +119,7 @@ def _person(name: str) -> Person:
     """pybtex's person; a name it cannot split (unbalanced braces) is one last name."""
     try:
         return Person(name)
-    except Exception:  # noqa: BLE001  # refbook's bad-name diagnostic reports it
+    except Exception:  # refbook's bad-name diagnostic reports it
         return Person(last=name)
 
 

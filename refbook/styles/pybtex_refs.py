@@ -244,7 +244,7 @@ def _last_names(person: Any) -> Inlines:
         with pybtex.errors.capture():
             rich = pybtex_join[name_part(tie=True)[person.rich_prelast_names],
                                name_part[person.rich_last_names]].format()
-    except Exception:  # noqa: BLE001  # odd LaTeX in a name: its words as written
+    except Exception:  # odd LaTeX in a name: its words as written
         return (Text(" ".join(person.last_names)),)
     return to_inlines(rich)
 
@@ -260,5 +260,5 @@ def _latex(value: str) -> Inlines:
     try:
         with pybtex.errors.capture():
             return to_inlines(RichText.from_latex(value))
-    except Exception:  # noqa: BLE001  # LaTeX pybtex cannot parse: the value as written
+    except Exception:  # LaTeX pybtex cannot parse: the value as written
         return (Text(value),)
