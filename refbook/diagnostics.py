@@ -35,6 +35,7 @@ class Code(Enum):
     CROSSREF_CYCLE = ("crossref-cycle", Severity.ERROR, "Entries inherit from each other in a loop through crossref or xdata; the link that closes the loop is ignored.", "crossref")
     BAD_NAME = ("bad-name", Severity.ERROR, "A name list has a part that BibTeX cannot split (too many commas, an empty name).", "names")
     UNKNOWN_STYLE = ("unknown-style", Severity.ERROR, "The configured style is not installed.", "config")
+    IGNORED_OPTION = ("ignored-option", Severity.WARNING, "A sphinxcontrib-bibtex option (in conf.py or on a bibliography directive) has no effect, as refbook_style is set, or has a value refbook cannot use (an unknown list or enumeration type); what is used instead is said.", "config")
     BAD_FILTER = ("bad-filter", Severity.ERROR, "A bibliography list's filter is not a valid expression, holds an invalid regular expression, or one too costly to match; the list shows no entry.", "config")
     UNKNOWN_KEY = ("unknown-key", Severity.ERROR, "A citation names a key that is in no bibliography file.", "citations")
     CITATION_SYNTAX = ("citation-syntax", Severity.ERROR, "A citation cannot be parsed.", "citations")

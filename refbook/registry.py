@@ -35,6 +35,9 @@ class CitationSite:
     line: int = 0
     section: str = ""
     anchor: str = ""
+    #: the host's name for the citation's form (sphinxcontrib-bibtex's role: ``p``, ``t``,
+    #: ``year`` …), for hosts that write it in another tool's referencing style
+    form: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,8 @@ from refbook.render.reference_list import (
 from refbook.render.reference_list import backlinks as entry_backlinks
 from refbook.render.text import to_line
 from refbook.styles import get_style
+from refbook.styles.pybtex_bridge import format_entries, format_entry
+from refbook.styles.pybtex_refs import BUILTIN, Ref, author_part
 from refbook.validate import apply_config, check_bibliography
 from refbook.validate.citations import unused_entries
 from refbook.validate.report import INFO_LIMIT
@@ -47,6 +50,8 @@ if TYPE_CHECKING:
     from refbook.models import Bibliography
     from refbook.registry import CitationSite
     from refbook.render.reference_list import BackLinks
+    from refbook.syntax import CiteRef
+    from sphinx_refbook.compat import Compat
 
 #: List scopes: the book's cited entries, this page's, every entry, the uncited ones, a filter.
 SCOPES = ("book", "page", "all", "notcited", "filter")
@@ -66,6 +71,15 @@ class ListSpec:
     bibfiles: tuple[str, ...] | None = None
     #: keys listed in the directive's body: shown whatever the scope
     keys: tuple[str, ...] = ()
+    #: sphinxcontrib-bibtex's options, used in its look (``sphinx_refbook.compat``): the pybtex
+    #: style ("": bibtex_default_style), the list's kind (citation, bullet, enumerated), the
+    #: enumeration's type and start (-1: continue the page's previous one), label and key prefix
+    style: str = ""
+    list_type: str = "citation"
+    enumtype: str = "arabic"
+    start: int = 1
+    labelprefix: str = ""
+    keyprefix: str = ""
 
     @property
     def ident(self) -> tuple[str, int]:
@@ -100,6 +114,21 @@ class Book:
     #: key → the entry a footnote shows (without a list's label)
     foot_authors: dict[tuple[str, int], dict[str, Inlines]] = field(default_factory=dict)
     foot_entries: dict[str, Inlines] = field(default_factory=dict)
+    #: sphinxcontrib-bibtex's look: per list, each key's pybtex label and entry text
+    items: dict[tuple[str, int], dict[str, tuple[str, Inlines]]] = field(default_factory=dict)
+    #: a key cited with a list's ``:keyprefix:`` → the entry's key
+    aliases: dict[str, str] = field(default_factory=dict)
+
+    def in_citation_list(self, where: Target) -> bool:
+        """Whether ``where`` is an entry of a list of docutils citations (sphinxcontrib-bibtex's
+        look), which LaTeX moves into one bibliography."""
+        return any(spec.docname == where.docname and spec.list_type == "citation"
+                   and where.anchor in self.anchors.get(spec.ident, {}).values()
+                   for spec in self.specs if self.items)
+
+    def real(self, key: str) -> str:
+        """The entry key of a cited key (without a list's ``:keyprefix:``)."""
+        return self.aliases.get(key, key)
 
     def target(self, fromdoc: str, key: str) -> Target | None:
         local = self.local.get((fromdoc, key))
@@ -160,12 +189,23 @@ def resolve_book(
     check: Config | None = None,
     footsites: Mapping[str, tuple[CitationSite, ...]] | None = None,
     syntaxes: Sequence[str] = ("markdown",),
+    compat: Compat | None = None,
+    nocite_at: Mapping[str, tuple[tuple[int, str], ...]] | None = None,
 ) -> Book:
+    # nocite_at: per page, each :cite:empty: key with the number of citations before it
     """Format the book. ``order`` is the reading order of documents; ``auto_doc`` receives the
     book's list when no spec exists; ``footsites`` are the footnote citations (formatted apart:
     no list shows their entries); ``syntaxes`` are those of the pages (``rst``, ``markdown``,
-    ``myst``), for hints that show a citation as the pages write one."""
+    ``myst``), for hints that show a citation as the pages write one. ``compat``:
+    sphinxcontrib-bibtex's look (pybtex's lists and labels, its referencing styles) over the same
+    lists, links and checks."""
     bib = read_bibliography(list(bibfiles), cache_dir=cache_dir)
+    cited_sites = sites
+    aliases: dict[str, str] = {}
+    if compat is not None:
+        # keys cited with a list's :keyprefix: name that list's entries: the registry (unknown
+        # keys, back-links) sees the entries' keys
+        sites, aliases = _unprefixed(bib, sites, specs)
     registry = Registry()
     doc_order = list(order) + sorted(d for d in sites if d not in order)
     for doc in doc_order:
@@ -191,55 +231,86 @@ def resolve_book(
     everything = False
     for spec in all_specs:
         keys: set[str]
+        # with :keyprefix: (sphinxcontrib-bibtex), "cited" means cited with the list's prefix
+        p_sites, p_cited, p_docs = ((sites, cited_set, cited_docs) if compat is None else
+                                    _prefix_view(cited_sites, spec.keyprefix, aliases))
         if spec.scope == "book":
-            keys = cited_set | set(nocited)
+            keys = p_cited | set(nocited)
         elif spec.scope == "page":
-            keys = {k for s in sites.get(spec.docname, ()) for k in s.citation.keys}
+            keys = {k for s in p_sites.get(spec.docname, ()) for k in s.citation.keys}
             keys |= set(nocite.get(spec.docname, ()))
         elif spec.scope == "all":
             keys = set(bib.keys())
             everything = True
         elif spec.scope == "notcited":
-            keys = set(bib.keys()) - cited_set - set(nocited)
+            keys = set(bib.keys()) - p_cited - set(nocited)
         else:
-            keys = _filtered(bib, spec, cited_set | set(nocited), cited_docs, problems)
+            keys = _filtered(bib, spec, p_cited | set(nocited), p_docs, problems)
         keys = _restricted(bib, spec, keys, problems)
         wanted[spec.ident] = keys
     extra = [] if everything else sorted(
         {k for keys in wanted.values() for k in keys} - cited_set - set(nocited))
     nocite_arg = ["*"] if everything else [*dict.fromkeys(nocited), *extra]
-    items = LazyItems(bib)
-    res = registry.resolve(bib, items, style, order=doc_order, nocite=nocite_arg,
+    csl_items = LazyItems(bib)
+    res = registry.resolve(bib, csl_items, style, order=doc_order, nocite=nocite_arg,
                            memo_dir=cache_dir)
     entries = dict(res.entries)
-    listed = {spec.ident: tuple(k for k, _ in res.entries if k in wanted[spec.ident])
-              for spec in all_specs}
+    items: dict[tuple[str, int], dict[str, tuple[str, Inlines]]] = {}
+    if compat is None:
+        listed = {spec.ident: tuple(k for k, _ in res.entries if k in wanted[spec.ident])
+                  for spec in all_specs}
+    else:
+        listed, items, styles = _pybtex_lists(bib, all_specs, wanted, cited_sites, doc_order,
+                                              nocite_at or {}, compat)
     home_spec: dict[str, tuple[str, int]] = {}
-    for spec in all_specs:
-        if spec.scope in ("book", "all"):
+    # sphinxcontrib-bibtex's citations link to its citation lists only (not bullet or
+    # enumerated ones): those come first in its look
+    rounds = ([[x for x in all_specs if x.list_type == "citation"], all_specs]
+              if compat is not None else [all_specs])
+    for candidates in rounds:
+        for spec in candidates:
+            if spec.scope in ("book", "all"):
+                for k in listed[spec.ident]:
+                    home_spec.setdefault(spec.keyprefix + k, spec.ident)
+        for spec in candidates:
             for k in listed[spec.ident]:
-                home_spec.setdefault(k, spec.ident)
-    for spec in all_specs:
-        for k in listed[spec.ident]:
-            home_spec.setdefault(k, spec.ident)
+                home_spec.setdefault(spec.keyprefix + k, spec.ident)
     anchors: dict[tuple[str, int], dict[str, str]] = {}
     home: dict[str, Target] = {}
     local: dict[tuple[str, str], str] = {}
+    used_ids: dict[str, set[str]] = {}
     for spec in all_specs:
         ids: dict[str, str] = {}
         for k in listed[spec.ident]:
-            if home_spec[k] == spec.ident:
-                ids[k] = anchor(k)
-                home[k] = Target(spec.docname, ids[k])
+            cited_as = spec.keyprefix + k
+            taken = used_ids.setdefault(spec.docname, set())
+            templated = _templated_id(compat, spec, cited_as)
+            if templated and templated not in taken:
+                ids[k] = templated  # sphinxcontrib-bibtex's bibtex_cite_id
+                if home_spec[cited_as] == spec.ident:
+                    home[cited_as] = Target(spec.docname, ids[k])
+            elif home_spec[cited_as] == spec.ident:
+                ids[k] = _docutils_id(compat, anchor(cited_as), taken)
+                home[cited_as] = Target(spec.docname, ids[k])
             else:
-                ids[k] = local_anchor(k, spec.docname, spec.index)
-            local.setdefault((spec.docname, k), ids[k])
+                ids[k] = _docutils_id(compat, local_anchor(cited_as, spec.docname, spec.index),
+                                      taken)
+            taken.add(ids[k])
         anchors[spec.ident] = ids
+    for candidates in rounds:  # a citation links to a list on its own page first
+        for spec in candidates:
+            for k, ident in anchors[spec.ident].items():
+                local.setdefault((spec.docname, spec.keyprefix + k), ident)
     if all_specs:  # a book without any list (no directive, no automatic one) links nothing by choice
-        problems += _unlisted(bib, sites, doc_order, home, local)
-    foot, foot_used = _footnotes(bib, items, style, doc_order, footsites or {}, cache_dir)
+        problems += _unlisted(bib, cited_sites if compat else sites, doc_order, home, local,
+                              aliases)
+    foot, foot_used = _footnotes(bib, csl_items, style, doc_order, footsites or {}, cache_dir)
     problems += foot.diagnostics
     tooltips = {k: to_line(v) for k, v in res.entries}
+    if compat is not None:
+        tooltips = _pybtex_tooltips(bib, all_specs, listed, items, styles, compat, aliases)
+        res = replace(res, citations=_pybtex_citations(
+            bib, cited_sites, all_specs, anchors, items, home, local, compat, aliases))
     back: dict[str, BackLinks] = {}
     if backlinks:
         back = _backlinks(res, sites, titles)
@@ -255,9 +326,11 @@ def resolve_book(
     book = Book(res, tuple(all_specs), listed, anchors, home, local, tooltips, back, {},
                 (*bib_problems, *cite_problems), tuple(bib_problems),
                 files_digest(bibfiles), entries,
-                _foot_authors(foot, footsites or {}, items, style),
-                {k: _without_label(v) for k, v in foot.entries})
-    book.fingerprints = fingerprints(book, sites, footsites or {})
+                _foot_authors(foot, footsites or {}, csl_items, style),
+                {k: _without_label(v) for k, v in foot.entries}, items, aliases)
+    if compat is not None:
+        book.foot_entries, book.foot_authors = _pybtex_footnotes(bib, footsites or {}, compat)
+    book.fingerprints = fingerprints(book, cited_sites, footsites or {})
     return book
 
 
@@ -428,14 +501,16 @@ def _restricted(bib: Bibliography, spec: ListSpec, keys: set[str],
 
 def _unlisted(bib: Bibliography, sites: Mapping[str, tuple[CitationSite, ...]],
               doc_order: Sequence[str], home: Mapping[str, Target],
-              local: Mapping[tuple[str, str], str]) -> list[Diagnostic]:
+              local: Mapping[tuple[str, str], str],
+              aliases: Mapping[str, str] | None = None) -> list[Diagnostic]:
     """Each citation of an entry that no list of the book shows, at its line: it is rendered
     but cannot link anywhere (an unknown key is reported as such instead)."""
     out = []
+    aliases = aliases or {}
     for doc in doc_order:
         for site in sites.get(doc, ()):
             for key in dict.fromkeys(site.citation.keys):
-                if key in bib and key not in home and (doc, key) not in local:
+                if aliases.get(key, key) in bib and key not in home and (doc, key) not in local:
                     out.append(Diagnostic(
                         Code.UNLISTED_CITATION,
                         f"'{key}' is cited here but no reference list of the book shows it, so "
@@ -484,8 +559,9 @@ def fingerprints(book: Book, sites: Mapping[str, tuple[CitationSite, ...]],
                 [(k, book.target(doc, k), book.tooltips.get(k)) for k in keys]))
     for spec in book.specs:
         anchors = book.anchors[spec.ident]
+        items = book.items.get(spec.ident, {})
         parts.setdefault(spec.docname, []).append((spec, [
-            (k, book.entries.get(k), anchors[k], book.backlinks.get(k, ()))
+            (k, book.entries.get(k), anchors[k], book.backlinks.get(k, ()), items.get(k))
             for k in book.listed[spec.ident]]))
     return {doc: _digest(repr(p)) for doc, p in parts.items()}
 
@@ -504,3 +580,227 @@ def files_digest(paths: Sequence[str]) -> str:
 
 def _digest(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()
+
+
+# -- sphinxcontrib-bibtex's look ---------------------------------------------------------------
+
+
+def _unprefixed(bib: Bibliography, sites: Mapping[str, tuple[CitationSite, ...]],
+                specs: Sequence[ListSpec],
+                ) -> tuple[dict[str, tuple[CitationSite, ...]], dict[str, str]]:
+    """The sites with each key cited as ``<keyprefix><key>`` of a list replaced by the entry's
+    key, and those cited keys → entry keys."""
+    prefixes = sorted({s.keyprefix for s in specs if s.keyprefix}, key=len, reverse=True)
+    aliases: dict[str, str] = {}
+    if not prefixes:
+        return dict(sites), aliases
+    out: dict[str, tuple[CitationSite, ...]] = {}
+    for doc, doc_sites in sites.items():
+        new = []
+        for site in doc_sites:
+            refs = []
+            for ref in site.citation.refs:
+                if ref.key not in bib:
+                    for prefix in prefixes:
+                        if ref.key.startswith(prefix) and ref.key[len(prefix):] in bib:
+                            aliases[ref.key] = ref.key[len(prefix):]
+                            ref = replace(ref, key=ref.key[len(prefix):])
+                            break
+                refs.append(ref)
+            new.append(replace(site, citation=replace(site.citation, refs=tuple(refs))))
+        out[doc] = tuple(new)
+    return out, aliases
+
+
+def _prefix_view(sites: Mapping[str, tuple[CitationSite, ...]], prefix: str,
+                 aliases: Mapping[str, str],
+                 ) -> tuple[dict[str, tuple[CitationSite, ...]], set[str], dict[str, list[str]]]:
+    """What a list with ``:keyprefix: prefix`` counts as cited: the keys cited with that prefix
+    (as entry keys), per page and book-wide, and the pages citing each."""
+    view: dict[str, tuple[CitationSite, ...]] = {}
+    cited: set[str] = set()
+    docs: dict[str, list[str]] = {}
+    for doc, doc_sites in sites.items():
+        kept = []
+        for site in doc_sites:
+            refs = tuple(replace(r, key=r.key[len(prefix):]) for r in site.citation.refs
+                         if r.key.startswith(prefix)
+                         and (not prefix or aliases.get(r.key) == r.key[len(prefix):])
+                         and (prefix or r.key not in aliases))
+            if refs:
+                kept.append(replace(site, citation=replace(site.citation, refs=refs)))
+                for r in refs:
+                    cited.add(r.key)
+                    if doc not in docs.setdefault(r.key, []):
+                        docs[r.key].append(doc)
+        view[doc] = tuple(kept)
+    return view, cited, docs
+
+
+def _pybtex_lists(bib: Bibliography, specs: Sequence[ListSpec],
+                  wanted: Mapping[tuple[str, int], set[str]],
+                  sites: Mapping[str, tuple[CitationSite, ...]], doc_order: Sequence[str],
+                  nocite_at: Mapping[str, tuple[tuple[int, str], ...]], compat: Compat,
+                  ) -> tuple[dict[tuple[str, int], tuple[str, ...]],
+                             dict[tuple[str, int], dict[str, tuple[str, Inlines]]],
+                             dict[tuple[str, int], str]]:
+    """Each list as sphinxcontrib-bibtex makes it: its entries in order of citation (as cited,
+    prefix included), then of the .bib files, sorted, labelled and formatted by its pybtex
+    style."""
+    cited_order: list[str] = []
+    for doc in [*doc_order, *sorted(set(nocite_at) - set(doc_order))]:
+        # citations and :cite:empty: keys in page order (each :cite:empty: knows how many
+        # citations precede it)
+        events = [(s.index, 1, k) for s in sites.get(doc, ()) for k in s.citation.keys]
+        events += [(before, 0, k) for before, k in nocite_at.get(doc, ())]
+        cited_order += [k for _, _, k in sorted(events, key=lambda e: (e[0], e[1]))]
+    listed: dict[tuple[str, int], tuple[str, ...]] = {}
+    items: dict[tuple[str, int], dict[str, tuple[str, Inlines]]] = {}
+    styles: dict[tuple[str, int], str] = {}
+    for spec in specs:
+        keys = {k for k in wanted[spec.ident] if k in bib}
+        first = [k[len(spec.keyprefix):] for k in cited_order if k.startswith(spec.keyprefix)]
+        ordered = [*dict.fromkeys(k for k in first if k in keys),
+                   *(e.key for e in bib if e.key in keys)]
+        style = spec.style or compat.default_style
+        formatted = format_entries([bib[k] for k in dict.fromkeys(ordered)], style,
+                                   labelprefix=spec.labelprefix)
+        listed[spec.ident] = tuple(f.key for f in formatted)
+        items[spec.ident] = {f.key: (f.label, f.text) for f in formatted}
+        styles[spec.ident] = style
+    return listed, items, styles
+
+
+def _docutils_id(compat: Compat | None, ident: str, taken: set[str]) -> str:
+    """In sphinxcontrib-bibtex's look, ids are docutils ids (``ref-2009-mandel`` for the key
+    ``2009:mandel``) as there; one that another entry of the page already has stays as is."""
+    if compat is None:
+        return ident
+    from docutils.nodes import make_id
+
+    made = str(make_id(ident))
+    return made if made and made not in taken else ident
+
+
+def _templated_id(compat: Compat | None, spec: ListSpec, key: str) -> str:
+    if compat is None or not compat.cite_id:
+        return ""
+    from docutils.nodes import make_id
+
+    return str(make_id(compat.cite_id.format(bibliography_count=spec.index + 1, key=key)))
+
+
+def _pybtex_tooltips(bib: Bibliography, specs: Sequence[ListSpec],
+                     listed: Mapping[tuple[str, int], tuple[str, ...]],
+                     items: Mapping[tuple[str, int], dict[str, tuple[str, Inlines]]],
+                     styles: Mapping[tuple[str, int], str], compat: Compat,
+                     aliases: Mapping[str, str]) -> dict[str, str]:
+    """The hover text of each cited key: its entry as plain text, in bibtex_tooltips_style (or
+    the list's style) with the list's label; none with bibtex_tooltips = False."""
+    if not compat.tooltips:
+        return {}
+    out: dict[str, str] = {}
+    for spec in specs:
+        for k in listed[spec.ident]:
+            cited_as = spec.keyprefix + k
+            if cited_as in out:
+                continue
+            style = compat.tooltips_style or styles[spec.ident]
+            out[cited_as] = format_entry(bib[k], style, items[spec.ident][k][0]).plain
+    del aliases  # the tooltips are keyed as cited
+    return out
+
+
+#: a role's target text: between the backticks of ``:cite:p:`…``` or ``{cite:p}`…```
+_ROLE_TEXT = re.compile(r"`(.*)`\Z", re.DOTALL)
+
+
+def _raw_targets(site: CitationSite) -> list[tuple[str, str]]:
+    """(pre, post) of each key as written (sphinxcontrib-bibtex shows them unchanged)."""
+    from sphinx_refbook.roles import raw_targets
+
+    m = _ROLE_TEXT.search(site.citation.source)
+    if m is not None:
+        found = raw_targets(m.group(1))
+        if len(found) == len(site.citation.refs):
+            return found
+    return [(r.prefix, _post(r)) for r in site.citation.refs]
+
+
+def _post(ref: CiteRef) -> str:
+    """A Pandoc citation's locator and suffix, as post-text."""
+    label = {"page": "p.", "chapter": "chap.", "section": "sec."}.get(ref.label, ref.label)
+    text = f"{label} {ref.locator}".strip() if ref.locator else ""
+    rest = ref.suffix.strip().lstrip(",").strip()
+    return ", ".join(p for p in (text, rest) if p)
+
+
+_PANDOC_FORMS = {"p": "p", "t": "t"}
+
+
+def _pybtex_citations(bib: Bibliography, sites: Mapping[str, tuple[CitationSite, ...]],
+                      specs: Sequence[ListSpec],
+                      anchors: Mapping[tuple[str, int], dict[str, str]],
+                      items: Mapping[tuple[str, int], dict[str, tuple[str, Inlines]]],
+                      home: Mapping[str, Target], local: Mapping[tuple[str, str], str],
+                      compat: Compat, aliases: Mapping[str, str],
+                      ) -> dict[tuple[str, int], Inlines]:
+    """Each citation's text in the referencing style, with the label of the list it links to."""
+    from sphinx_refbook.compat import citation_formatter
+
+    cite = citation_formatter(compat.reference_style)
+    labels: dict[tuple[str, str], str] = {}
+    # sphinxcontrib-bibtex puts a citation's references in the order of its lists' entries
+    # (lists in the order it reads the pages: by name), those of a list on the citing page first
+    rank: dict[str, tuple[int, int]] = {}
+    local_rank: dict[tuple[str, str], tuple[int, int]] = {}
+    for n, spec in enumerate(sorted(specs, key=lambda x: (x.docname, x.index))):
+        for pos, (k, ident) in enumerate(anchors[spec.ident].items()):
+            labels[spec.docname, ident] = items[spec.ident][k][0]
+            rank.setdefault(spec.keyprefix + k, (n, pos))
+            local_rank.setdefault((spec.docname, spec.keyprefix + k), (n, pos))
+    out: dict[tuple[str, int], Inlines] = {}
+    for doc, doc_sites in sites.items():
+        for site in doc_sites:
+            refs: list[tuple[tuple[int, tuple[int, int]], Ref]] = []
+            seen: set[str] = set()
+            for ref, (pre, post) in zip(site.citation.refs, _raw_targets(site), strict=True):
+                if ref.key in seen:  # a key cited twice in one citation is shown once
+                    continue
+                seen.add(ref.key)
+                anchor_id = local.get((doc, ref.key))
+                target = Target(doc, anchor_id) if anchor_id else home.get(ref.key)
+                label = labels.get((target.docname, target.anchor), "") if target else ""
+                where = local_rank.get((doc, ref.key))
+                order = (0, where) if where else (1, rank.get(ref.key, (len(specs), 0)))
+                refs.append((order, Ref(ref.key, bib.get(aliases.get(ref.key, ref.key)), label,
+                                        pre, post)))
+            form = site.form or "p"
+            if all(r.suppress_author for r in site.citation.refs) and form in _PANDOC_FORMS:
+                form = "year"
+            out[doc, site.index] = cite(form, [r for _, r in sorted(refs, key=lambda x: x[0])])
+    return out
+
+
+def _pybtex_footnotes(bib: Bibliography, footsites: Mapping[str, tuple[CitationSite, ...]],
+                      compat: Compat,
+                      ) -> tuple[dict[str, Inlines], dict[tuple[str, int], dict[str, Inlines]]]:
+    """What footnote citations show in sphinxcontrib-bibtex's look: each footnote the entry in
+    bibtex_default_style (no label), a textual one's author part in the 'foot' style."""
+    entries: dict[str, Inlines] = {}
+    authors: dict[tuple[str, int], dict[str, Inlines]] = {}
+    for doc, doc_sites in footsites.items():
+        for site in doc_sites:
+            parts: dict[str, Inlines] = {}
+            for ref in site.citation.refs:
+                entry = bib.get(ref.key)
+                if entry is None:
+                    continue
+                if ref.key not in entries:
+                    entries[ref.key] = format_entry(entry, compat.default_style).text
+                if site.citation.mode == "narrative":
+                    parts[ref.key] = author_part(BUILTIN["foot"], Ref(ref.key, entry),
+                                                 full=site.form.endswith("s"))
+            if site.citation.mode == "narrative":
+                authors[doc, site.index] = parts
+    return entries, authors

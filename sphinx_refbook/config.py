@@ -20,6 +20,7 @@ from refbook.config import ConfigError as CheckConfigError
 from refbook.config import host_config
 from refbook.styles import available_styles
 from sphinx_refbook import report
+from sphinx_refbook.compat import COMPAT_OPTIONS, Compat, compat_problems, compat_settings
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -44,7 +45,9 @@ OPTIONS: tuple[Option, ...] = (
            "The .bib files of the book, relative to the source directory (strings or "
            "`pathlib.Path`)."),
     Option("style", "chicago-author-date", (str,),
-           "The citation style (an installed refbook style: chicago-author-date, numeric, …)."),
+           "The citation style (an installed refbook style: chicago-author-date, numeric, …). "
+           "Not set (nor `refbook_bibfiles`) in a project that sets `bibtex_*` options: "
+           "sphinxcontrib-bibtex's look (see Migrating from sphinxcontrib-bibtex)."),
     Option("strict", False, (bool,),
            "Fail the build on any refbook problem, even without `-W`, listing every problem."),
     Option("backlinks", True, (bool,),
@@ -92,6 +95,9 @@ class Settings:
     bibfiles_dir: str = ""
     #: bibtex_encoding declares Latin-1: the reader's "not UTF-8" diagnostic is expected
     latin1: bool = False
+    #: sphinxcontrib-bibtex's look (pybtex styles, its referencing styles): a project that sets
+    #: bibtex_* options and no refbook_style; None: refbook's own styles
+    compat: Compat | None = None
 
 
 #: id(Sphinx config) → its validation options, computed once at ``config-inited`` (reading
@@ -111,6 +117,8 @@ def register(app: Sphinx) -> None:
     for alias in ALIASES:
         app.add_config_value(alias, None, "env")
     app.add_config_value("bibtex_encoding", "utf-8-sig", "env", (str,))
+    for name, default in COMPAT_OPTIONS.items():
+        app.add_config_value(name, default, "env")
 
 
 def settings(config: Config) -> Settings:
@@ -137,7 +145,24 @@ def settings(config: Config) -> Settings:
         except CheckConfigError:
             check = CheckConfig()
     values["check"] = check
+    values["compat"] = compat_settings(config) if compat_mode(config) else None
     return Settings(**values)
+
+
+def given(config: Config, name: str) -> bool:
+    """Whether ``conf.py`` (or ``-D``) sets ``name`` (not only its default)."""
+    return name in config.overrides or name in getattr(config, "_raw_config", {})
+
+
+def compat_mode(config: Config) -> bool:
+    """sphinxcontrib-bibtex's look: the project configures ``bibtex_*`` options (it was written
+    for sphinxcontrib-bibtex) and no refbook option that chooses refbook's way (a style, or
+    ``refbook_bibfiles``). ``bibtex_encoding`` alone does not count: refbook's docs give it to
+    any project whose files are Latin-1."""
+    if given(config, "refbook_style") or given(config, "refbook_bibfiles"):
+        return False
+    names = set(config.overrides) | set(getattr(config, "_raw_config", {}))
+    return any(n.startswith("bibtex_") and n != "bibtex_encoding" for n in names)
 
 
 def problems(config: Config) -> tuple[str, ...]:
@@ -227,10 +252,32 @@ def validate(app: Sphinx, config: Config) -> None:
     if isinstance(style, str) and style not in styles:
         found.append(("refbook_style", (f"refbook_style = {style!r} is not an installed style; "
                                        f"choose one of: {', '.join(sorted(styles))}")))
+    compat = compat_mode(config)
+    found += compat_problems(config, compat=compat)
     _PROBLEMS[id(config)] = tuple(message for _, message in found)
     located = [(_origin(name, app, config), message) for name, message in found]
     for (place, suffix), message in sorted(located, key=lambda x: _line_of(x[0][0])):
         report.config_error(message, place, suffix)
+    if compat and not found:
+        s = compat_settings(config)
+        report.logger.info(
+            f"refbook: sphinxcontrib-bibtex's look kept (pybtex style {s.default_style!r}, "
+            f"reference style {s.reference_style!r}), with refbook's checks and back-links; "
+            "for refbook's styles set refbook_style = \"chicago-author-date\" in conf.py")
+    elif not compat:
+        for name, message in unused_compat_options(config):
+            place, suffix = _origin(name, app, config)
+            report.logger.warning(f"{message}{suffix}{report.code_suffix('ignored-option', config)}",
+                                  location=place, type="refbook", subtype="ignored-option")
+
+
+def unused_compat_options(config: Config) -> list[tuple[str, str]]:
+    """sphinxcontrib-bibtex's presentation options a project sets while refbook's style is
+    chosen: they change nothing, which is said rather than ignored."""
+    style = getattr(config, "refbook_style", "")
+    return [(name, (f"{name} has no effect: refbook_style = {style!r} formats the citations "
+                   "and lists (remove refbook_style to keep sphinxcontrib-bibtex's look)"))
+            for name in COMPAT_OPTIONS if given(config, name)]
 
 
 def _line_of(where: str | None) -> int:

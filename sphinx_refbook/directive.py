@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
+from refbook.styles.pybtex_bridge import plugin_names, style_exists
 from sphinx_refbook import report
 from sphinx_refbook.book import SCOPES, ListSpec
+from sphinx_refbook.config import settings
 from sphinx_refbook.filters import FilterError, compile_filter
 from sphinx_refbook.nodes import bibliography_node
 
@@ -35,6 +37,17 @@ def _scope(value: str | None) -> str:
     return str(directives.choice(value, SCOPES))
 
 
+def _start(value: str | None) -> int:
+    """sphinxcontrib-bibtex's ``:start:``: a positive number, or ``continue`` (-1)."""
+    return -1 if value == "continue" else int(directives.positive_int(value))
+
+
+#: sphinxcontrib-bibtex's options that shape how a list looks (its look only)
+_LOOK = ("style", "list", "enumtype", "start", "labelprefix", "keyprefix")
+_LIST_TYPES = ("citation", "bullet", "enumerated")
+_ENUMTYPES = ("arabic", "loweralpha", "upperalpha", "lowerroman", "upperroman")
+
+
 class BibliographyDirective(SphinxDirective):
     # sphinxcontrib-bibtex's: the argument names .bib files (the list shows only theirs), the
     # body lists keys to show whether cited or not
@@ -47,11 +60,12 @@ class BibliographyDirective(SphinxDirective):
         "notcited": directives.flag,
         "all": directives.flag,
         "filter": directives.unchanged,
-        # accepted for sphinxcontrib-bibtex projects; the refbook style decides the rendering
+        # sphinxcontrib-bibtex's look (sphinx_refbook.compat); with refbook_style set they are
+        # reported as having no effect
         "style": directives.unchanged,
         "list": directives.unchanged,
         "enumtype": directives.unchanged,
-        "start": directives.unchanged,
+        "start": _start,
         "labelprefix": directives.unchanged,
         "keyprefix": directives.unchanged,
     }
@@ -92,9 +106,14 @@ class BibliographyDirective(SphinxDirective):
         if scope != "filter":
             flt = ""
         keys = tuple(line.strip() for line in self.content if line.strip())
-        spec = ListSpec(self.env.docname, 0, scope, flt, self.lineno, self._bibfiles(), keys)
+        spec = ListSpec(self.env.docname, 0, scope, flt, self.lineno, self._bibfiles(), keys,
+                        **self._look())
         node = bibliography_node("", spec=spec)
         self.set_source_info(node)
+        compat = settings(self.config).compat
+        if compat is not None and compat.bibliography_header:
+            # sphinxcontrib-bibtex's bibtex_bibliography_header: reST before each list
+            return [*self.parse_text_to_nodes(compat.bibliography_header), node]
         return [node]
 
     def _warn_clash(self, flag: str) -> None:
@@ -104,6 +123,50 @@ class BibliographyDirective(SphinxDirective):
             from sphinx_refbook.domain import domain_of
 
             domain_of(self.env).note_problem(self.env.docname, "bad-filter", msg, self.lineno)
+
+    def _look(self) -> dict[str, Any]:
+        """The options of sphinxcontrib-bibtex's look, each unusable value reported here."""
+        compat = settings(self.config).compat
+        given = [name for name in _LOOK if name in self.options]
+        if compat is None:
+            if given:
+                self._warn("ignored-option", (
+                    f"{', '.join(':' + n + ':' for n in given)} "
+                    f"{'has' if len(given) == 1 else 'have'} no effect: refbook_style = "
+                    f"{self.config.refbook_style!r} formats the list (remove refbook_style "
+                    "from conf.py to keep sphinxcontrib-bibtex's look)"))
+            return {}
+        look: dict[str, Any] = {}
+        style = str(self.options.get("style", "")).strip()
+        if style and not style_exists(style):
+            self._warn("unknown-style", (
+                f":style: {style} is not an installed pybtex style; this list uses "
+                f"bibtex_default_style = {compat.default_style!r} (installed: "
+                f"{', '.join(plugin_names())})"))
+            style = ""
+        look["style"] = style
+        list_type = str(self.options.get("list", "citation")).strip()
+        if list_type not in _LIST_TYPES:
+            self._warn("ignored-option", (f"unknown bibliography list type {list_type!r}: this list "
+                                  f"is a citation list (choose one of {', '.join(_LIST_TYPES)})"))
+            list_type = "citation"
+        look["list_type"] = list_type
+        enumtype = str(self.options.get("enumtype", "arabic")).strip()
+        if enumtype not in _ENUMTYPES:
+            self._warn("ignored-option", (f"unknown :enumtype: {enumtype!r}: numbered arabic (choose "
+                                  f"one of {', '.join(_ENUMTYPES)})"))
+            enumtype = "arabic"
+        look["enumtype"] = enumtype
+        look["start"] = int(self.options.get("start", 1))
+        look["labelprefix"] = str(self.options.get("labelprefix", ""))
+        look["keyprefix"] = str(self.options.get("keyprefix", ""))
+        return look
+
+    def _warn(self, slug: str, message: str) -> None:
+        from sphinx_refbook.domain import domain_of
+
+        if report.warn(slug, message, (self.env.docname, self.lineno), self.env):
+            domain_of(self.env).note_problem(self.env.docname, slug, message, self.lineno)
 
     def _bibfiles(self) -> tuple[str, ...] | None:
         """The files named by the argument (relative to this page, or to the source folder

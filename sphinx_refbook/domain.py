@@ -53,7 +53,8 @@ if TYPE_CHECKING:
 # 3: sections and titles hold their citations as written (back-links show them formatted)
 # 4: footnote citations (footsites)
 # 5: citations at their role's own line (an environment of 4 holds their paragraphs' lines)
-ENV_VERSION = 5
+# 6: citing sites hold their role's form; lists sphinxcontrib-bibtex's options
+ENV_VERSION = 6
 
 
 class RefbookDomain(Domain):
@@ -107,21 +108,25 @@ class RefbookDomain(Domain):
     def fingerprints(self) -> dict[str, str]:
         return cast("dict[str, str]", self.data["fingerprints"])
 
-    def note_nocite(self, docname: str, keys: tuple[str, ...]) -> None:
+    def note_nocite(self, docname: str, keys: tuple[str, ...], before: int = 0) -> None:
         self.nocite[docname] = self.nocite.get(docname, ()) + keys
+        # where: sphinxcontrib-bibtex's lists take :cite:empty: keys in citation order
+        at = cast("dict[str, tuple[tuple[int, str], ...]]", self.data.setdefault("nocite_at", {}))
+        at[docname] = at.get(docname, ()) + tuple((before, k) for k in keys)
 
     def note_problem(self, docname: str, slug: str, message: str, line: int) -> None:
         self.problems[docname] = (*self.problems.get(docname, ()), (slug, message, line))
 
     def clear_doc(self, docname: str) -> None:
-        for key in ("sites", "footsites", "lists", "nocite", "problems", "fingerprints"):
+        for key in ("sites", "footsites", "lists", "nocite", "nocite_at", "problems",
+                    "fingerprints"):
             self.data.setdefault(key, {}).pop(docname, None)
 
     def merge_domaindata(self, docnames: Set[str], otherdata: dict[str, Any]) -> None:
-        for key in ("sites", "footsites", "lists", "nocite", "problems"):
+        for key in ("sites", "footsites", "lists", "nocite", "nocite_at", "problems"):
             for doc in docnames:
                 if doc in otherdata.get(key, {}):
-                    self.data[key][doc] = otherdata[key][doc]
+                    self.data.setdefault(key, {})[doc] = otherdata[key][doc]
 
     def collect(self, docname: str, doctree: nodes.document) -> None:
         """``doctree-read``: number the page's citations and lists in document order."""
@@ -131,7 +136,8 @@ class RefbookDomain(Domain):
             node["index"] = i
             node["docname"] = docname
             sites.append(CitationSite(docname, i, node["citation"], node["citation"].line,
-                                      _section_of(node), cite_anchor(docname, i)))
+                                      _section_of(node), cite_anchor(docname, i),
+                                      node.get("form", "p")))
         if sites:
             self.sites[docname] = tuple(sites)
         foot = []
@@ -139,7 +145,7 @@ class RefbookDomain(Domain):
             node["index"] = i
             node["docname"] = docname
             foot.append(CitationSite(docname, i, node["citation"], node["citation"].line,
-                                     _section_of(node), ""))
+                                     _section_of(node), "", node.get("form", "p")))
         if foot:
             self.footsites[docname] = tuple(foot)
         specs = []
@@ -198,11 +204,12 @@ class RefbookDomain(Domain):
         syntaxes = page_syntaxes(env)
         key = files_digest([*bibfiles]) + _digest(repr((
             __version__, ENV_VERSION, s.style, s.backlinks, auto_doc, order, titles, specs,
-            s.latin1, syntaxes,
-            sorted(self.nocite.items()), s.check,
-            [(doc, [(x.index, x.citation.refs, x.citation.mode, x.section, x.anchor)
+            s.latin1, syntaxes, s.compat,
+            sorted(self.nocite.items()), sorted(self.data.get("nocite_at", {}).items()), s.check,
+            [(doc, [(x.index, x.citation.refs, x.citation.mode, x.section, x.anchor, x.form,
+                     x.citation.source)
                     for x in self.sites[doc]]) for doc in sorted(self.sites)],
-            [(doc, [(x.index, x.citation.refs, x.citation.mode) for x in self.footsites[doc]])
+            [(doc, [(x.index, x.citation.refs, x.citation.mode, x.form) for x in self.footsites[doc]])
              for doc in sorted(self.footsites)])))
         cache_dir = Path(env.doctreedir) / "refbook-cache"
         if self._book is not None and self._book_key == key:
@@ -214,7 +221,8 @@ class RefbookDomain(Domain):
                 bibfiles=bibfiles, style=s.style, sites=self.sites, specs=specs,
                 nocite=self.nocite, order=order, titles=titles, backlinks=s.backlinks,
                 cache_dir=str(cache_dir), auto_doc=auto_doc, check=s.check,
-                footsites=self.footsites, syntaxes=syntaxes)
+                footsites=self.footsites, syntaxes=syntaxes, compat=s.compat,
+                nocite_at=self.data.get("nocite_at", {}))
             base = s.bibfiles_dir or str(env.srcdir)
             # bibtex_encoding = 'latin-1' declares what the reader's fallback found
             expected = {Code.ENCODING} if s.latin1 else set()
@@ -300,6 +308,10 @@ class RefbookDomain(Domain):
             if where is None:
                 return None
             doc, anchor, title = where.docname, where.anchor, node.get("refbook_title")
+            if builder.name == "latex" and self.book().in_citation_list(where):
+                # LaTeX gathers docutils citations in the root document's bibliography, where
+                # their labels are the root document's
+                doc = env.config.root_doc
         elif typ == "site":
             doc, _, anchor = target.partition("#")
             title = None

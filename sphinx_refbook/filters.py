@@ -5,7 +5,8 @@ bad one at its line; ``sphinx_refbook.book`` compiles it again once per build an
 per entry when it decides what each list holds. The language is sphinxcontrib-bibtex's:
 names (``key``, ``type``, ``cited``, ``docname``, ``docnames``, ``cited_docnames`` and any
 field such as ``author`` or ``year``), string literals, ``and``/``or``/``not``, ``==``, ``!=``,
-``<``, ``>``, ``in``, ``not in`` and ``%`` (regular-expression search). Nothing else is
+``<``, ``>``, ``in``, ``not in``, set literals with ``|`` and ``&`` and ``%`` (regular-expression
+search, ignoring case). Nothing else is
 accepted, so a filter can never run code.
 
 Both the page and the ``.bib`` may come from a contributor, so ``%`` is also kept from running
@@ -78,7 +79,7 @@ def compile_filter(text: str) -> Filter:
         if not isinstance(node, _ALLOWED):
             msg = f"invalid filter {text!r}: {type(node).__name__} is not allowed"
             raise FilterError(msg)
-        if isinstance(node, ast.BinOp):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
             right = node.right
             if not (isinstance(right, ast.Constant) and isinstance(right.value, str)):
                 msg = (f"invalid filter {text!r}: the right side of % must be a string "
@@ -98,7 +99,8 @@ def _compile_pattern(pattern: str, text: str) -> re.Pattern[str]:
                f"{MAX_PATTERN} characters")
         raise FilterError(msg)
     try:
-        compiled = re.compile(pattern)
+        # case-insensitive, as sphinxcontrib-bibtex searches
+        compiled = re.compile(pattern, re.IGNORECASE)
     except (re.error, RecursionError, OverflowError) as err:
         msg = f"invalid filter {text!r}: {pattern!r} is not a regular expression ({err})"
         raise FilterError(msg) from err
@@ -148,7 +150,7 @@ def _costly(parsed: Any) -> str:
 
 _ALLOWED = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.Compare,
             ast.Eq, ast.NotEq, ast.Lt, ast.Gt, ast.LtE, ast.GtE, ast.In, ast.NotIn, ast.BinOp,
-            ast.Mod, ast.Name, ast.Load, ast.Constant, ast.Set, ast.Tuple, ast.List)
+            ast.Mod, ast.BitOr, ast.BitAnd, ast.Name, ast.Load, ast.Constant, ast.Set, ast.Tuple, ast.List)
 
 
 def evaluate(flt: Filter, names: dict[str, Any]) -> bool:
@@ -167,6 +169,12 @@ def _eval(node: ast.AST, names: dict[str, Any], patterns: dict[str, re.Pattern[s
         return all(values) if isinstance(node.op, ast.And) else any(values)
     if isinstance(node, ast.UnaryOp):
         return not _eval(node.operand, names, patterns)
+    if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.Mod):
+        # sphinxcontrib-bibtex's set operators: {"a", "b"} | {"c"}, docnames & {"x"}
+        left, right = _eval(node.left, names, patterns), _eval(node.right, names, patterns)
+        if not isinstance(left, set | frozenset) or not isinstance(right, set | frozenset):
+            return frozenset()
+        return left | right if isinstance(node.op, ast.BitOr) else left & right
     if isinstance(node, ast.BinOp):
         pattern = patterns[node.right.value]  # type: ignore[attr-defined]  # checked: a str
         return pattern.search(str(_eval(node.left, names, patterns))[:MAX_SEARCHED]) is not None

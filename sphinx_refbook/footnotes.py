@@ -78,7 +78,7 @@ class FootCiteRole(SphinxRole):
         for i, key in enumerate(keys):
             name = page.names.get(key)
             if name is None:
-                name = page.names[key] = make_id(FOOTNOTE_NAME.format(key=key))
+                name = page.names[key] = make_id(_footnote_name(self.env, page, key))
                 footnote = nodes.footnote(auto=1, names=[name])
                 footnote += foot_entry_node("", nodes.paragraph(key, key), key=key)
                 # as the parser does for "[#name]": docutils numbers it, with its references
@@ -116,9 +116,27 @@ class FootBibliographyDirective(SphinxDirective):
         if not page.pending:
             return []
         box = _footnotes(page, self)
+        from sphinx_refbook.config import settings
+
+        compat = settings(self.config).compat
+        if compat is not None and compat.footbibliography_id:
+            box["ids"].append(make_id(compat.footbibliography_id.format(
+                footbibliography_count=page.lists)))
         # an id for the list, as sphinxcontrib-bibtex gives it (so the ids after it match too)
         self.state.document.note_explicit_target(box, box)
+        if compat is not None and compat.footbibliography_header:
+            return [*self.parse_text_to_nodes(compat.footbibliography_header), box]
         return [box]
+
+
+def _footnote_name(env: BuildEnvironment, page: _PageFootnotes, key: str) -> str:
+    """``footcite-<key>``, or sphinxcontrib-bibtex's bibtex_footcite_id template in its look."""
+    from sphinx_refbook.config import settings
+
+    compat = settings(env.config).compat
+    if compat is not None and compat.footcite_id:
+        return compat.footcite_id.format(footbibliography_count=page.lists + 1, key=key)
+    return FOOTNOTE_NAME.format(key=key)
 
 
 def _footnotes(page: _PageFootnotes, directive: SphinxDirective | None = None) -> nodes.container:

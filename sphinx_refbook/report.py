@@ -55,13 +55,13 @@ def log(diagnostics: Iterable[Diagnostic], env: BuildEnvironment) -> None:
         if d.effective_severity is Severity.INFO:
             logger.info(f"{_place(where, env)}info: {message(d)} [{d.code.qualified}]")
         else:
-            logger.warning(message(d) + _code_suffix(d.code.slug, env.config), type="refbook",
+            logger.warning(message(d) + code_suffix(d.code.slug, env.config), type="refbook",
                            subtype=d.code.slug, location=where)
     for line in summaries:
         logger.info(f"refbook: {line}")
 
 
-def _code_suffix(slug: str, config: Config) -> str:
+def code_suffix(slug: str, config: Config) -> str:
     """`` [refbook.<code>]`` at the end of a warning — the name ``suppress_warnings`` takes —
     which Sphinx 8 and later add themselves (``show_warning_types``, off by default before 8)."""
     if sphinx.version_info >= (8,) or getattr(config, "show_warning_types", False):
@@ -91,7 +91,7 @@ def warn(slug: str, text: str, where: tuple[str, int], env: BuildEnvironment) ->
     if level is Severity.INFO:
         logger.info(f"{env.doc2path(where[0])}:{where[1]}: info: {text} [refbook.{slug}]")
         return False
-    logger.warning(text + _code_suffix(slug, env.config), type="refbook", subtype=slug,
+    logger.warning(text + code_suffix(slug, env.config), type="refbook", subtype=slug,
                    location=where)
     return True
 

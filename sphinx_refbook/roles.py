@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from docutils import nodes
 from sphinx.util.docutils import SphinxRole
 
-from refbook.role_targets import parse_targets
+from refbook.role_targets import _TARGET, parse_targets
 from refbook.syntax import Citation
 from sphinx_refbook.lines import hold_problem, mark_role
 from sphinx_refbook.nodes import citation_node
@@ -40,6 +40,22 @@ FORMS: dict[str, str] = {
     "empty": "parenthetical",
 }
 
+def raw_targets(text: str) -> list[tuple[str, str]]:
+    """(pre, post) of each key of a valid target list, as written."""
+    out = []
+    pos = 0
+    while pos < len(text):
+        m = _TARGET.match(text, pos)
+        if m is None or not m.group("key"):
+            break
+        out.append((m.group("pre") or "", m.group("post") or ""))
+        pos = m.end() + 1
+    return out
+
+
+_COUNT = "refbook_cite_count"
+
+
 class CiteRole(SphinxRole):
     """``:cite:<form>:`keys```; the form is the role's name after ``cite:`` (bare ``cite`` = p)."""
 
@@ -58,12 +74,15 @@ class CiteRole(SphinxRole):
         if form == "empty":
             from sphinx_refbook.domain import domain_of
 
-            domain_of(self.env).note_nocite(self.env.docname, tuple(r.key for r in refs))
+            domain_of(self.env).note_nocite(self.env.docname, tuple(r.key for r in refs),
+                                            int(self.env.temp_data.get(_COUNT) or 0))
             return [], []
         if form in ("year", "yearpar"):
             refs = tuple(replace(r, suppress_author=True) for r in refs)
         if form in _ALL_AUTHORS:
             refs = tuple(replace(r, all_authors=True) for r in refs)
+        # how many citations precede a :cite:empty: (sphinxcontrib-bibtex lists its keys there)
+        self.env.temp_data[_COUNT] = int(self.env.temp_data.get(_COUNT) or 0) + 1
         citation = Citation(refs, FORMS[form], line=self.lineno, source=self.rawtext)
         node = citation_node(self.rawtext, nodes.Text(self.text), citation=citation, form=form,
                              docname=self.env.docname)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
+from docutils.nodes import make_id
 from sphinx import addnodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
@@ -43,11 +44,15 @@ if TYPE_CHECKING:
     from refbook.ir import Inline, Inlines
     from refbook.render.reference_list import BackLinks
     from sphinx_refbook.book import Book, ListSpec
+    from sphinx_refbook.compat import Compat
 
 
 class ResolveCitations(SphinxPostTransform):
     default_priority = 5
     _kind = "author-date"
+    _compat: Compat | None = None
+    #: the number an enumerated list with ``:start: continue`` goes on from (per page)
+    _enum_count = 1
 
     def run(self, **kwargs: Any) -> None:
         cites = list(self.document.findall(citation_node))
@@ -67,7 +72,9 @@ class ResolveCitations(SphinxPostTransform):
                 placeholder.replace_self(placeholder.children)
             return
         book = domain_of(self.env).book()
-        self._kind = get_style(settings(self.config).style).kind
+        self._compat = settings(self.config).compat
+        self._kind = "pybtex" if self._compat else get_style(settings(self.config).style).kind
+        self._enum_count = 1
         for node in cites:
             node.replace_self(self._citation(node, book))
         for node in lists:
@@ -89,24 +96,34 @@ class ResolveCitations(SphinxPostTransform):
         ir = book.resolution.citations.get((doc, index)) if index is not None else None
         if ir is None:  # read before the extension numbered it: show it as written
             return [_as_written(node)]
-        ir = _form(node.get("form", "p"), ir, book, self._kind)
+        if self._compat is None:  # a referencing style's text is final
+            ir = _form(node.get("form", "p"), ir, book, self._kind)
 
         def on_item(span: Span, children: list[nodes.Node]) -> list[nodes.Node]:
             key = item_key(span)
             inner = nodes.inline("", "", *children)
-            if key not in book.entries:
+            if book.real(key) not in book.entries:
                 inner["classes"].append("refbook-unknown")
                 return [inner]
             if book.target(doc, key) is None:
                 if book.specs:  # in no list of a book that has lists: unlisted-citation
                     inner["classes"].append("refbook-unlisted")
                 return [inner]
-            xref = addnodes.pending_xref("", inner, refdomain="refbook", reftype="cite",
+            # sphinxcontrib-bibtex's look links a bare label: <a …>Knu84</a>
+            bare = self._compat is not None and len(children) == 1 and isinstance(
+                children[0], nodes.Text)
+            xref = addnodes.pending_xref("", children[0] if bare else inner, refdomain="refbook",
+                                         reftype="cite",
                                          reftarget=key, refdoc=doc, refexplicit=True,
                                          refwarn=False)
             xref["refbook_title"] = book.tooltips.get(key, "")
             return [xref]
 
+        if self._compat is not None:
+            # as sphinxcontrib-bibtex writes it: the citation's own span holds its id
+            span = nodes.inline("", "", classes=["bibtex-citation"], ids=[cite_anchor(doc, index)])
+            span += to_nodes(ir, on_item)
+            return [span]
         anchor = nodes.target("", "", ids=[cite_anchor(doc, index)])
         out = nodes.inline("", "", classes=["refbook-citation"])
         out += to_nodes(ir, on_item)
@@ -121,15 +138,18 @@ class ResolveCitations(SphinxPostTransform):
         out = nodes.inline("", "", classes=["refbook-footcite"])
         children = list(node.children)
         node.children = []
+        first = True
         for child in children:
             if isinstance(child, foot_author_node):
                 key = child["key"]
                 text = authors.get(key)
+                # sphinxcontrib-bibtex capitalizes the citation's first letter only
+                cap = form.startswith("c") and (first or self._compat is None)
+                first = False
                 if text is None or key not in book.foot_entries:
                     out += _unknown(key)
                     continue
-                out += nodes.inline("", "", *to_nodes(
-                    _capitalize(text) if form.startswith("c") else text))
+                out += nodes.inline("", "", *to_nodes(_capitalize(text) if cap else text))
             else:
                 out += child
         return out
@@ -138,6 +158,8 @@ class ResolveCitations(SphinxPostTransform):
     def _list(self, spec: ListSpec, book: Book) -> list[nodes.Node]:
         """The core's list structure (``refbook.render.reference_list``) as nodes, element for
         element what the MkDocs plugin writes as HTML."""
+        if self._compat is not None:  # the automatic list too: labels as the citations show
+            return self._pybtex_list(spec, book, self._compat)
         listing = reference_list(
             ((k, book.entries.get(k, ())) for k in book.listed.get(spec.ident, ())),
             kind=self._kind, anchors=book.anchors.get(spec.ident, {}), backlinks=book.backlinks)
@@ -151,6 +173,49 @@ class ResolveCitations(SphinxPostTransform):
                 para += nodes.Text(BACKLINKS_GAP)
                 para += self._backlinks(spec.docname, entry.backlinks)
             box += para
+        return [box]
+
+    def _pybtex_list(self, spec: ListSpec, book: Book, compat: Compat) -> list[nodes.Node]:
+        """A list as sphinxcontrib-bibtex lays it out: docutils citations (label, entry), or a
+        bullet or enumerated list of the entries; each entry followed by its back-links."""
+        keys = book.listed.get(spec.ident, ())
+        items = book.items.get(spec.ident, {})
+        anchors = book.anchors.get(spec.ident, {})
+        box: nodes.Element
+        if spec.list_type == "enumerated":
+            box = nodes.enumerated_list(enumtype=spec.enumtype)
+            if spec.start >= 1:
+                self._enum_count = spec.start
+            box["start"] = self._enum_count
+        elif spec.list_type == "bullet":
+            box = nodes.bullet_list()
+        else:
+            box = nodes.container()
+        box["classes"] += ["refbook-bibliography", "refbook-pybtex"]
+        if compat.bibliography_id:
+            box["ids"].append(make_id(compat.bibliography_id.format(
+                bibliography_count=spec.index + 1)))
+        for key in keys:
+            label, text = items.get(key, ("", ()))
+            para = nodes.paragraph("", "", *to_nodes(text))
+            backs = book.backlinks.get(key)
+            if backs is not None:
+                para += nodes.Text(BACKLINKS_GAP)
+                para += self._backlinks(spec.docname, backs)
+            ids = [anchors[key]] if key in anchors else []
+            item: nodes.Element
+            if spec.list_type == "citation":
+                item = nodes.citation("", nodes.label("", label, support_smartquotes=False),
+                                      para, ids=ids)
+                item["refbook"] = True  # (no class: the markup is sphinxcontrib-bibtex's)
+                item["docname"] = spec.docname  # LaTeX's \bibitem key is docname:id
+            else:
+                item = nodes.list_item("", para, ids=ids, classes=["refbook-entry"])
+                if spec.list_type == "enumerated":
+                    self._enum_count += 1
+            box += item
+        if not keys:
+            return [nodes.target()]
         return [box]
 
     def _backlinks(self, fromdoc: str, backs: BackLinks) -> nodes.inline:
@@ -186,6 +251,10 @@ class EntryLabels(SphinxPostTransform):
             if set(ENTRY_CLASSES) <= set(para["classes"]) and para["ids"]:
                 para.insert(0, nodes.target("", "", ids=para["ids"]))
                 para["ids"] = []
+        # sphinxcontrib-bibtex's look: a citation's id keys its \bibitem; the links need a label
+        for item in self.document.findall(nodes.citation):
+            if item.get("refbook") and item["ids"] and len(item) > 1:
+                item[1].insert(0, nodes.target("", "", ids=list(item["ids"])))
 
 
 def visit_copied_citation(translator: Any, node: citation_node) -> None:
@@ -200,8 +269,10 @@ def visit_copied_citation(translator: Any, node: citation_node) -> None:
     ir = book.resolution.citations.get((node.get("docname", ""), index))
     if ir is None:
         return
-    kind = get_style(settings(builder.config).style).kind
-    text = to_line(_form(node.get("form", "p"), ir, book, kind))
+    if settings(builder.config).compat is None:
+        kind = get_style(settings(builder.config).style).kind
+        ir = _form(node.get("form", "p"), ir, book, kind)
+    text = to_line(ir)
     node.children = []
     node += nodes.Text(text)
 

@@ -1,6 +1,8 @@
 """sphinxcontrib-bibtex's ways of naming the bibliography, honoured: the directive's file
 argument (``.. bibliography:: other.bib``), keys listed in its body, ``bibtex_bibfiles = []``,
-``pathlib.Path`` entries, paths relative to the folder of ``conf.py``, ``bibtex_encoding``."""
+``pathlib.Path`` entries, paths relative to the folder of ``conf.py``, ``bibtex_encoding``.
+The projects set ``refbook_style`` (refbook's look); sphinxcontrib-bibtex's look is
+``test_bibtex_look.py``'s."""
 
 from __future__ import annotations
 
@@ -37,6 +39,9 @@ OTHER_BIB = """\
 """
 
 
+REFBOOK_STYLE = 'refbook_style = "chicago-author-date"'
+
+
 def project(tmp_path: Path, index_body: str, conf: str = "") -> Path:
     src = tmp_path / "src"
     src.mkdir()
@@ -44,7 +49,8 @@ def project(tmp_path: Path, index_body: str, conf: str = "") -> Path:
                                   encoding="utf-8")
     (src / "other.bib").write_text(OTHER_BIB, encoding="utf-8")
     (src / "conf.py").write_text(
-        'extensions = ["sphinx_refbook"]\nbibtex_bibfiles = ["refs.bib", "other.bib"]\n' + conf,
+        'extensions = ["sphinx_refbook"]\nbibtex_bibfiles = ["refs.bib", "other.bib"]\n'
+        f"{REFBOOK_STYLE}\n" + conf,
         encoding="utf-8")
     (src / "index.rst").write_text("Book\n====\n\nCites :cite:p:`knuth1984` and "
                                    ":cite:p:`other2001`.\n\n" + index_body, encoding="utf-8")
@@ -106,7 +112,8 @@ def test_keys_in_the_body_only_from_the_lists_files(tmp_path: Path,
 def test_empty_bibtex_bibfiles_is_accepted(tmp_path: Path, build: Callable[..., Built],
                                            line: str) -> None:
     src = project(tmp_path, "")
-    (src / "conf.py").write_text(f'extensions = ["sphinx_refbook"]\n{line}\n', encoding="utf-8")
+    (src / "conf.py").write_text(f'extensions = ["sphinx_refbook"]\n{line}\n{REFBOOK_STYLE}\n',
+                                 encoding="utf-8")
     b = build(src, "text")
     assert b.app.statuscode == 0
     # a book without entries: its citations are unknown keys, nothing else
@@ -118,7 +125,8 @@ def test_pathlib_paths(tmp_path: Path, build: Callable[..., Built], option: str)
     src = project(tmp_path, ".. bibliography::\n")
     (src / "conf.py").write_text(
         'from pathlib import Path\nextensions = ["sphinx_refbook"]\n'
-        f'{option} = [Path("refs.bib"), Path("other.bib")]\n', encoding="utf-8")
+        f'{option} = [Path("refs.bib"), Path("other.bib")]\n{REFBOOK_STYLE}\n',
+        encoding="utf-8")
     b = build(src, "text")
     assert b.warnings == ""
     assert entries(b.read("index.txt")) == ["Knuth, Donald E", "Other, Olga"]
@@ -130,8 +138,8 @@ def test_bibtex_bibfiles_are_relative_to_the_folder_of_conf_py(tmp_path: Path) -
     confdir = tmp_path / "conf"
     (confdir / "bib").mkdir(parents=True)
     (confdir / "conf.py").write_text('extensions = ["sphinx_refbook"]\n'
-                                     'bibtex_bibfiles = ["bib/refs.bib", "bib/other.bib"]\n',
-                                     encoding="utf-8")
+                                     'bibtex_bibfiles = ["bib/refs.bib", "bib/other.bib"]\n'
+                                     f"{REFBOOK_STYLE}\n", encoding="utf-8")
     for name in ("refs.bib", "other.bib"):
         (src / name).rename(confdir / "bib" / name)
     env = dict(os.environ)
@@ -163,6 +171,6 @@ def test_bibtex_encoding_refbook_cannot_read(tmp_path: Path,
     src = project(tmp_path, "", conf="bibtex_encoding = 'cp1251'\n")
     b = build(src, "text")
     assert b.app.statuscode == 1
-    assert (f"{src}/conf.py:3: ERROR: bibtex_encoding = 'cp1251': refbook reads .bib files as "
+    assert (f"{src}/conf.py:4: ERROR: bibtex_encoding = 'cp1251': refbook reads .bib files as "
             "UTF-8 (or Latin-1, bibtex_encoding = 'latin-1'); convert the files to UTF-8, e.g. "
             "with iconv -f cp1251 -t utf-8") in b.warnings

@@ -145,6 +145,12 @@ def test_bibtex_bibfiles_alias(copy_root: Callable[[str], Path],
     (src / "conf.py").write_text(conf, encoding="utf-8")
     b = build(src, "text")
     assert b.warnings == ""
+    # a project written for sphinxcontrib-bibtex keeps its look (pybtex's alpha labels) ...
+    assert "[Knu84] Donald" in b.read("references.txt")
+    # ... until it chooses a refbook style
+    b = build(src, "text", freshenv=True,
+              confoverrides={"refbook_style": "chicago-author-date"})
+    assert b.warnings == ""
     assert "Knuth, Donald E. 1984." in b.read("references.txt")
 
 

@@ -88,3 +88,16 @@ def test_any_filter_text_compiles_or_is_a_filter_error(text: str) -> None:
     except FilterError:
         return
     evaluate(flt, {"title": "Some Title", "author": "Doe, A.", "year": "2020"})
+
+
+@pytest.mark.parametrize(("flt", "names", "expected"), [
+    ('key in {"a", "b"} | {"c"}', {"key": "c"}, True),
+    ('key in {"a", "b"} & {"b", "c"}', {"key": "a"}, False),
+    ('docnames & {"intro"}', {"docnames": {"intro", "other"}}, True),
+    ('docnames & {"intro"}', {"docnames": {"other"}}, False),
+    ('title % "^deep"', {"title": "DEEP Learning"}, True),  # % ignores case
+])
+def test_set_operators_and_case_insensitive_search(flt: str, names: dict[str, object],
+                                                   expected: bool) -> None:
+    """sphinxcontrib-bibtex's filter language: ``|`` and ``&`` on sets, ``%`` ignoring case."""
+    assert evaluate(compile_filter(flt), names) is expected

@@ -2,8 +2,9 @@
 
 The same small book (reST and MyST pages) is built with sphinxcontrib-bibtex 2.7.0 and with
 refbook: the footnote references (their targets and numbers, per page), the footnotes (ids and
-numbers) and the text around them (a textual citation's author) must be the same; only what a
-footnote says differs (the book's style: Chicago author-date instead of pybtex's alpha)."""
+numbers) and the text around them (a textual citation's author) must be the same, and so must
+what a footnote says (pybtex's style, as the project sets bibtex_* options and no refbook_style);
+with ``refbook_style`` set, footnotes say the entry in refbook's style."""
 
 from __future__ import annotations
 
@@ -111,17 +112,38 @@ def test_same_footnotes_as_sphinxcontrib_bibtex(tmp_path: Path,
     assert index["linked"] == 9
     assert index["paragraphs"][1] == "Textual Lamport[2] and Knuth[1], Smith[3]; all Smith[4]."  # type: ignore[index]
     assert structure(ours.read("two.html"))["paragraphs"] == ["Other page [1], Knuth[2]."]
-    # the footnote says the entry in the book's style
+    # the footnote says the entry as sphinxcontrib-bibtex's pybtex style does
+    for page in ("index.html", "two.html", "three.html"):
+        assert footnote_texts(ours.read(page)) == footnote_texts(theirs.read(page)), page
+    assert any(t.endswith("Donald E. Knuth. The TeXbook. Addison-Wesley, 1984.")
+               for t in footnote_texts(ours.read("index.html")))
+    # footnote citations are not the reference list's: no list, nothing unused
+    assert "refbook-bibliography" not in ours.read("index.html")
+
+
+def footnote_texts(html: str) -> list[str]:
+    """What each footnote says, as text."""
+    return [" ".join(re.sub(r"<[^>]+>", "", m).replace("\xa0", " ").split())
+            for m in re.findall(r'role="doc-footnote">.*?</span></span>\s*(.*?)</aside>', html,
+                                flags=re.S)]
+
+
+def test_refbook_style_footnotes(tmp_path: Path, build: Callable[..., Built]) -> None:
+    """With refbook_style set, a footnote says the entry in the book's style."""
+    ours = build(footnote_book(tmp_path, "sphinx_refbook"), "html",
+                 confoverrides={"refbook_style": "chicago-author-date"})
+    assert ours.warnings == ""
     html = ours.read("index.html")
     assert ('<p class="refbook-footnote-entry">Knuth, Donald E. 1984. <em>The TeXbook</em>. '
             "Addison-Wesley.</p>") in html
     assert "Smith, John. 2020a." in html  # year suffixes among the footnoted entries
-    # footnote citations are not the reference list's: no list, nothing unused
     assert "refbook-bibliography" not in html
 
 
 def test_footnotes_in_latex_and_text(tmp_path: Path, build: Callable[..., Built]) -> None:
     src = footnote_book(tmp_path, "sphinx_refbook")
+    (src / "conf.py").write_text((src / "conf.py").read_text(encoding="utf-8")
+                                 + 'refbook_style = "chicago-author-date"\n', encoding="utf-8")
     text = build(src, "text")
     assert text.warnings == ""
     assert "Intro [1] and [2][1]." in text.read("index.txt")
@@ -174,6 +196,8 @@ def test_strict_and_unused_entries_see_footnote_citations(tmp_path: Path,
 def test_incremental_build_rewrites_footnotes(tmp_path: Path, build: Callable[..., Built],
                                               edit: str) -> None:
     src = footnote_book(tmp_path, "sphinx_refbook")
+    (src / "conf.py").write_text((src / "conf.py").read_text(encoding="utf-8")
+                                 + 'refbook_style = "chicago-author-date"\n', encoding="utf-8")
     build(src, "html")
     if edit == "bib":
         bib = src / "refs.bib"

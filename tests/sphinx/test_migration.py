@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tests.sphinx.test_bibtex_look import visible
+
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
@@ -24,15 +26,36 @@ def test_root_builds_with_sphinxcontrib_bibtex(copy_root: Callable[[str], Path],
     assert "[Knu84]" in text
 
 
-def test_swap_extension_line(copy_root: Callable[[str], Path],
-                             build: Callable[..., Built]) -> None:
+def test_swap_extension_line_keeps_the_look(copy_root: Callable[[str], Path],
+                                            build: Callable[..., Built]) -> None:
+    """After the one-line swap a reader sees what sphinxcontrib-bibtex showed (its options:
+    alpha labels, author-year references, :keyprefix:/:labelprefix:), plus back-links."""
+    original = copy_root("migration")
+    theirs = build(original.rename(original.parent / "original"), "text")
     src = copy_root("migration")
     conf = src / "conf.py"
     conf.write_text(conf.read_text(encoding="utf-8").replace(
         'extensions = ["sphinxcontrib.bibtex"]', 'extensions = ["sphinx_refbook"]'),
         encoding="utf-8")
+    ours = build(src, "text")
+    assert ours.warnings == ""
+    for page in ("index.txt", "chapter.txt"):
+        assert visible(ours.read(page)) == visible(theirs.read(page)), page
+    assert "Cited [Knuth, 1984] and Lamport [1994]" in visible(ours.read("index.txt"))
+
+
+def test_swap_extension_line_and_opt_in(copy_root: Callable[[str], Path],
+                                        build: Callable[..., Built]) -> None:
+    src = copy_root("migration")
+    conf = src / "conf.py"
+    conf.write_text(conf.read_text(encoding="utf-8").replace(
+        'extensions = ["sphinxcontrib.bibtex"]', 'extensions = ["sphinx_refbook"]')
+        .replace('bibtex_default_style = "alpha"\nbibtex_reference_style = "author_year"\n', "")
+        + 'refbook_style = "chicago-author-date"\n', encoding="utf-8")
     b = build(src, "text")
-    assert b.warnings == ""
+    # the list options of sphinxcontrib-bibtex's look are reported: refbook's style decides
+    assert b.warnings.count("no effect: refbook_style") == 2
+    assert b.warnings.count("WARNING") == 2
     index = " ".join(b.read("index.txt").split())
     assert ("Cited (Knuth 1984) and Lamport (1994), with (see Smith 2020, 3)." in index)
     assert "Knuth, Donald E. 1984. *The TeXbook*. Addison-Wesley." in index

@@ -1,0 +1,186 @@
+"""sphinxcontrib-bibtex's look: its options, and its referencing styles registered as plugins.
+
+Where it sits: configuration and resolution time. A project written for sphinxcontrib-bibtex
+(it sets ``bibtex_*`` options) and that has not chosen a refbook style keeps what its readers
+saw: lists formatted and labelled by pybtex's styles (``refbook.styles.pybtex_bridge``),
+citation texts by sphinxcontrib-bibtex's referencing styles (``refbook.styles.pybtex_refs``
+for the built-in ``label``, ``author_year``, ``super`` and ``foot``; a style another package
+registers in the ``sphinxcontrib.bibtex.style.referencing`` entry-point group, or in
+sphinxcontrib-bibtex's run-time store from ``conf.py``, is run here through
+sphinxcontrib-bibtex's own template functions, which such a style is written against).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any
+
+from refbook.ir import Span, Text
+from refbook.styles.pybtex_bridge import plugin_names, style_exists, to_inlines, to_pybtex
+from refbook.styles.pybtex_refs import BUILTIN, Ref, ReferenceStyle, format_citation
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from sphinx.config import Config
+
+    from refbook.ir import Inlines
+
+#: sphinxcontrib-bibtex 2.7's options besides bibtex_bibfiles/bibtex_encoding, with its defaults
+COMPAT_OPTIONS: dict[str, object] = {
+    "bibtex_default_style": "alpha",
+    "bibtex_reference_style": "label",
+    "bibtex_foot_reference_style": "foot",
+    "bibtex_tooltips": True,
+    "bibtex_tooltips_style": "",
+    "bibtex_bibliography_header": "",
+    "bibtex_footbibliography_header": "",
+    "bibtex_cite_id": "",
+    "bibtex_footcite_id": "",
+    "bibtex_bibliography_id": "",
+    "bibtex_footbibliography_id": "",
+}
+
+REFERENCING = "sphinxcontrib.bibtex.style.referencing"
+
+
+@dataclass(frozen=True, slots=True)
+class Compat:
+    """The values of sphinxcontrib-bibtex's options (see :data:`COMPAT_OPTIONS`)."""
+
+    default_style: str = "alpha"
+    reference_style: str = "label"
+    foot_reference_style: str = "foot"
+    tooltips: bool = True
+    tooltips_style: str = ""
+    bibliography_header: str = ""
+    footbibliography_header: str = ""
+    cite_id: str = ""
+    footcite_id: str = ""
+    bibliography_id: str = ""
+    footbibliography_id: str = ""
+
+
+def compat_settings(config: Config) -> Compat:
+    values: dict[str, Any] = {}
+    for name, default in COMPAT_OPTIONS.items():
+        value = getattr(config, name, default)
+        values[name.removeprefix("bibtex_")] = value if isinstance(value, type(default)) \
+            else default
+    return Compat(**values)
+
+
+def compat_problems(config: Config, *, compat: bool) -> list[tuple[str, str]]:
+    """(option, message) for each sphinxcontrib-bibtex option refbook cannot use."""
+    found: list[tuple[str, str]] = []
+    for name, default in COMPAT_OPTIONS.items():
+        value = getattr(config, name, default)
+        if not isinstance(value, type(default)):
+            found.append((name, (f"{name} must be a {type(default).__name__}, not "
+                                f"{type(value).__name__} ({value!r})")))
+    if not compat:
+        return found
+    s = compat_settings(config)
+    for name, style in (("bibtex_default_style", s.default_style),
+                        ("bibtex_tooltips_style", s.tooltips_style)):
+        if style and not style_exists(style):
+            found.append((name, (f"{name} = {style!r} is not an installed pybtex style; choose "
+                                f"one of: {', '.join(plugin_names())} (or install the package "
+                                "that provides it)")))
+    if referencing_style(s.reference_style) is None:
+        found.append(("bibtex_reference_style", (
+            f"bibtex_reference_style = {s.reference_style!r} is not a referencing style; "
+            f"choose one of: {', '.join(referencing_names())} (or install or register the "
+            "plugin that provides it)")))
+    if s.foot_reference_style != "foot":
+        found.append(("bibtex_foot_reference_style", (
+            f"bibtex_foot_reference_style = {s.foot_reference_style!r}: refbook writes footnote "
+            "citations in sphinxcontrib-bibtex's 'foot' style only; remove the option (or set "
+            "refbook_style for refbook's footnotes)")))
+    for name, template, fields in (("bibtex_cite_id", s.cite_id, ("bibliography_count", "key")),
+                                   ("bibtex_footcite_id", s.footcite_id,
+                                    ("footbibliography_count", "key")),
+                                   ("bibtex_bibliography_id", s.bibliography_id,
+                                    ("bibliography_count",)),
+                                   ("bibtex_footbibliography_id", s.footbibliography_id,
+                                    ("footbibliography_count",))):
+        try:
+            template.format(**dict.fromkeys(fields, "x"))
+        except (KeyError, IndexError, ValueError, AttributeError) as err:
+            found.append((name, (f"{name} = {template!r} is not a usable id template ({err!r}); "
+                                f"it may use {', '.join('{' + f + '}' for f in fields)}")))
+    return found
+
+
+def referencing_names() -> list[str]:
+    names = set(BUILTIN) - {"foot"}
+    names |= {ep.name for ep in entry_points(group=REFERENCING)} - {"foot"}
+    names |= set(_runtime_store())
+    return sorted(names)
+
+
+def _runtime_store() -> dict[str, type]:
+    """sphinxcontrib-bibtex's run-time plugins (``register_plugin`` in conf.py), if installed."""
+    try:
+        from sphinxcontrib.bibtex import plugin
+    except ImportError:
+        return {}
+    store = getattr(plugin, "_runtime_plugins", {})
+    return dict(store.get(REFERENCING, {}))
+
+
+def referencing_style(name: str) -> ReferenceStyle | Any | None:
+    """refbook's description of a built-in referencing style, else an instance of the plugin
+    registered under ``name``, else None."""
+    if name in BUILTIN:
+        return BUILTIN[name]
+    cls = _runtime_store().get(name)
+    if cls is None:
+        for ep in entry_points(group=REFERENCING, name=name):
+            try:
+                cls = ep.load()
+            except Exception:  # a broken plugin is a configuration problem
+                return None
+            break
+    if cls is None:
+        return None
+    try:
+        return cls()
+    except Exception:
+        return None
+
+
+def citation_formatter(name: str) -> Callable[[str, Sequence[Ref]], Inlines]:
+    """``(role, refs) → text`` under the referencing style ``name``."""
+    style = referencing_style(name)
+    if isinstance(style, ReferenceStyle) or style is None:
+        builtin = style if isinstance(style, ReferenceStyle) else BUILTIN["label"]
+        return lambda role, refs: format_citation(builtin, role, refs)
+    return lambda role, refs: _plugin_citation(style, role, refs)
+
+
+def _plugin_citation(style: Any, role: str, refs: Sequence[Ref]) -> Inlines:
+    """A plugin style's text, made by sphinxcontrib-bibtex's own template functions (the
+    plugin is written against them); each reference becomes a ``cite-item`` span."""
+    from pybtex.richtext import Text as RichText
+    from pybtex.style import FormattedEntry
+    from sphinxcontrib.bibtex.style.referencing import format_references
+    from sphinxcontrib.bibtex.style.template import SphinxReferenceInfo
+
+    if role not in set(style.role_names()):
+        return ()
+    known = [r for r in refs if r.entry is not None]
+    references = [
+        (to_pybtex(r.entry), FormattedEntry(r.key, RichText(), r.label),
+         SphinxReferenceInfo(builder=None, fromdocname="", todocname="",  # type: ignore[arg-type]
+                             citation_id=r.key, title=None, pre_text=r.pre, post_text=r.post))
+        for r in known]
+    rich = format_references(style, role, references)
+
+    def reference(part: Any, inner: Inlines) -> Span:
+        return Span("cite-item", inner, str(part.info[0].citation_id))
+
+    out = to_inlines(rich, reference)
+    unknown = [Span("cite-item", (Text(f"{r.key}?"),), r.key) for r in refs if r.entry is None]
+    return (*out, *unknown)
