@@ -215,8 +215,11 @@ def validate(app: Sphinx, config: Config) -> None:
                                  f"{type(value).__name__} ({value!r})")))
     given_check = config.refbook_check if isinstance(config.refbook_check, dict | None) else {}
     try:
+        # the rules that ask whether a fix changes the output ask the book's style
+        style = config.refbook_style if isinstance(config.refbook_style, str) else ""
         check, _ = host_config(given_check, app.confdir or ".",
-                               strict=config.refbook_strict is True)
+                               strict=config.refbook_strict is True,
+                               style=style if style in available_styles() else "")
     except CheckConfigError as exc:
         check = CheckConfig(strict=config.refbook_strict is True)
         where = "refbook_check: " if given_check is not None else ""
