@@ -1072,6 +1072,8 @@ def _render(nodes: ir.Inlines, ctx: _Render) -> str:
     for n in nodes:
         if isinstance(n, ir.Text):
             out.append(_render_text(n.text))
+        elif isinstance(n, ir.Span) and n.role == "math":
+            out.append(n.key)  # pandoc's CSL-JSON keeps math as TeX
         elif isinstance(n, ir.Link | ir.Span):
             out.append(_render(n.children, ctx))
         elif n.kind == "emph":

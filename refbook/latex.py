@@ -11,7 +11,8 @@ TeX kept, smart quotes and dashes on), so that our default style can match pando
 * accents and escapes become Unicode (``\\'e`` → é, ``\\ss`` → ß, ``\\&`` → &), ``~`` a no-break
   space, ``--``/``---`` en/em dashes, ````…''`` a quotation;
 * ``\\emph``/``\\textit``/``{\\it …}`` italics, ``\\textbf`` bold, ``\\textsc`` small caps,
-  ``\\texttt`` code, ``\\url``/``\\href`` links, ``$…$`` math (kept as its source);
+  ``\\texttt`` code, ``\\url``/``\\href`` links, ``$…$`` math (kept as its source here,
+  converted by ``refbook.latex_math`` on the way to ``refbook.ir``);
 * every ``{…}`` group is kept as a group: it is what protects case;
 * commands pandoc does not know are dropped with their arguments, as pandoc drops them.
 
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, TypeAlias
 
-from refbook import ir
+from refbook import ir, latex_math
 from refbook.models import MAX_DIGITS
 
 if TYPE_CHECKING:
@@ -1730,8 +1731,8 @@ def _container_to_ir(
     n: PSpan | PFmt | PQuoted | PLink | PMath | PCode, groups_nocase: bool
 ) -> ir.Inline | None:
     if isinstance(n, PMath):
-        delim = "$$" if n.display else "$"
-        return ir.Styled("nocase", (ir.Text(f"{delim}{n.text}{delim}"),))
+        # converted as pandoc's texmath does; case changes never touch math
+        return latex_math.math_to_inlines(n.text, n.display)[0]
     if isinstance(n, PCode):
         return ir.Styled("code", (ir.Text(n.text),)) if n.text else None
     kids = pandoc_to_inlines(n.children, groups_nocase=groups_nocase)
@@ -1767,7 +1768,8 @@ _ASCII_SPACE = re.compile(r"[ \t\n\r\f\v]+")
 
 @lru_cache(maxsize=65536)
 def to_text(value: str) -> str:
-    """A BibTeX field value → plain Unicode without markup (math keeps its ``$…$`` source).
+    """A BibTeX field value → plain Unicode without markup (math as pandoc shows it: converted
+    by ``refbook.latex_math``, else its ``$…$`` source).
 
     Invisible pieces (unknown commands, footnotes) leave no text; the result is stripped.
     """
