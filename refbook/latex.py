@@ -1680,7 +1680,7 @@ def pandoc_to_inlines(nodes: PInlines, *, groups_nocase: bool = True) -> ir.Inli
 
     With ``groups_nocase`` every brace group becomes ``Styled("nocase")`` (the raw reading);
     without it only spans already marked ``nocase`` do (what pandoc keeps after its case
-    handling). Math is kept as ``$…$`` source inside ``nocase`` (pandoc never changes its case);
+    handling) and other spans become ``Span("group")``, which renders as its children. Math is kept as ``$…$`` source inside ``nocase`` (pandoc never changes its case);
     raw TeX is dropped.
     """
     if all(type(n) is PStr or type(n) is PSpace for n in nodes):
@@ -1723,7 +1723,7 @@ def _to_ir(
 def _transparent(n: PInline, groups_nocase: bool) -> bool:
     """Spans and formatting that leave no trace in the IR (only their children do)."""
     if isinstance(n, PSpan):
-        return not (n.cls == "nocase" or (n.cls == "" and groups_nocase))
+        return groups_nocase and n.cls not in ("", "nocase")
     return isinstance(n, PFmt) and n.kind not in _FMT_TO_IR
 
 
@@ -1743,7 +1743,12 @@ def _container_to_ir(
     if not kids:
         return None
     if isinstance(n, PSpan):
-        return ir.Styled("nocase", kids)
+        if n.cls == "nocase" or groups_nocase:
+            return ir.Styled("nocase", kids)
+        # A span pandoc keeps (a brace group its sentence case left open to case changes,
+        # ``f{\"u}r``): a word boundary for later case changes, as pandoc's Span is for
+        # citeproc (it title-cases "f", "ü", "r" one by one and so leaves "für" alone).
+        return ir.Span("group", kids)
     return ir.Styled(_FMT_TO_IR[n.kind], kids)
 
 
