@@ -14,7 +14,7 @@ letters. Where texmath cannot (fractions, roots, ``\\overline``, a sum with both
 unknown commands), pandoc prints the TeX source between dollars, and so do we: :func:`convert`
 returns ``None`` for those. The rules were read off pandoc 3.9's output (``tests/core/
 test_latex_math.py`` compares every construct with pandoc live); see
-``docs/design/latex-math.md`` for why this is our own code.
+``docs/design/pandoc-fidelity.md`` for why this is our own code.
 """
 
 from __future__ import annotations
