@@ -63,9 +63,6 @@ DIFFERENCES: dict[str, list[tuple[str, str]]] = {
          ("CSL engine: Chicago's software-status macro picks its capitalize-first branch "
           "(`Released`) although the entry has an author (styles/csl, issue 13's area)")),
         ("University of Pisa, released.", "the same status word"),
-        ("2020a. The Parmap Library: Core Mapping Routine.",
-         ("a/b order of a @codefragment that inherits its title from a @software parent: "
-          "pandoc gives the child the earlier letter, our sort keys put the parent first")),
     ],
     "Better BibTeX does not export collections #901.bibtex": [
         ("Fall 2015 Editions.",
@@ -147,6 +144,13 @@ GROUPS: dict[str, str] = {
 @book{s12, author={Ingram, I}, title={T12}, year=2000}
 @book{s13, author={Jones, J}, title={T13}, year=2000}
 @book{s14, author={Zeta, Z}, title={T14}, year=2000}
+@misc{parmap, title={The Parmap library}, author={Di Cosmo, Roberto}, date={2020},
+  version={1.1.1}}
+@misc{simplemapper, subtitle={Core mapping routine}, crossref={parmap}}
+@misc{x1, author={Smith, John}, year=2020, title={{BERT} Models for Text},
+  howpublished={\url{https://example.org/b}}}
+@misc{x2, author={Smith, John}, year=2020, title={Attention Models},
+  howpublished={\url{https://example.org/a}}}
 """,
     "title case": r"""
 @book{a1, author={Kopp, A}, year=2007, title={Workshop der Gesellschaft f{\"u}r Informatik}}
@@ -167,6 +171,8 @@ GROUPS: dict[str, str] = {
 @pytest.mark.parametrize("group", list(GROUPS))
 def test_group_matches_pandoc(group: str, pandoc: str, tmp_path: Path) -> None:
     theirs, ours = _both(pandoc, tmp_path, GROUPS[group])
+    # documented difference (README): a URL starting a sentence is never capitalised
+    theirs = [p.replace(". Https://", ". https://") for p in theirs]
     assert ours == theirs
 
 

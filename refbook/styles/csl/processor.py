@@ -65,14 +65,15 @@ def _collator() -> Callable[[str], tuple[int, ...]]:
     return key
 
 
-def _collate_word(w: str) -> tuple[tuple[int, ...], str]:
-    """One word of a sort key, compared as pandoc's citeproc compares it: by the Unicode
-    Collation Algorithm (Ø next to O, ł next to l, ı after i), letters and digits only; the
-    word itself breaks ties."""
-    return (_collator()("".join(c for c in w.casefold() if c.isalnum())), w)
+def _collate_word(w: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """One word of a sort key, compared as pandoc's citeproc compares it: its letters and
+    digits by the Unicode Collation Algorithm (Ø next to O, ł next to l, ı after i), then, on a
+    tie, the whole word, punctuation by its DUCET weight ("library:" before "library.")."""
+    key = _collator()
+    return (key("".join(c for c in w.casefold() if c.isalnum())), key(w))
 
 
-Collated = list[list[tuple[tuple[int, ...], str]] | None]
+Collated = list[list[tuple[tuple[int, ...], tuple[int, ...]]] | None]
 
 
 def _collated(keys: list[list[str] | None]) -> Collated:
