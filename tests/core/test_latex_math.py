@@ -75,3 +75,15 @@ def test_math_keeps_its_source_for_csl_json() -> None:
     assert span.key == "$x^2$"
     (span,) = latex_math.math_to_inlines(r"\frac{1}{2}", display=True)
     assert span.key == r"$$\frac{1}{2}$$"
+
+
+def test_html_keeps_sup_and_sub_markup() -> None:
+    from refbook import latex
+    from refbook.render.html import to_html
+
+    html = to_html(latex.to_inlines(r"H$_2$O, $x^{th}$ and $\frac12$"))
+    assert html == (
+        'H<span class="refbook-math"><sub>2</sub></span>O, '
+        '<span class="refbook-math">x<sup>th</sup></span> and '
+        '<span class="refbook-math">$\\frac12$</span>'
+    )
