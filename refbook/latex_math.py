@@ -224,10 +224,16 @@ def _tokens(src: str) -> list[tuple[str, str]]:
     return out
 
 
+#: Nesting of groups and arguments a formula may have; deeper ones stay TeX (no recursion
+#: past Python's limit on hostile input; real formulas nest a few levels).
+_MAX_DEPTH = 48
+
+
 class _Reader:
     def __init__(self, toks: list[tuple[str, str]]) -> None:
         self.toks = toks
         self.pos = 0
+        self.depth = 0
 
     def peek(self) -> tuple[str, str] | None:
         while self.pos < len(self.toks) and self.toks[self.pos][0] == "ws":
@@ -235,6 +241,15 @@ class _Reader:
         return self.toks[self.pos] if self.pos < len(self.toks) else None
 
     def expressions(self, style: str = "", *, until: str = "") -> tuple[_Atom, ...]:
+        self.depth += 1
+        if self.depth > _MAX_DEPTH:
+            raise _UnsupportedError
+        try:
+            return self._expressions(style, until)
+        finally:
+            self.depth -= 1
+
+    def _expressions(self, style: str, until: str) -> tuple[_Atom, ...]:
         out: list[_Atom] = []
         while (t := self.peek()) is not None:
             if t == ("chr", "}") or (until and t == ("cmd", until)):
@@ -284,10 +299,12 @@ class _Reader:
             self.pos += 1
             return inner
         if t[0] == "num":
-            # a bare digit argument is one digit (``x^23`` is x² then 3)
-            self.pos += 1
+            # a bare digit argument is one digit (``x^23`` is x² then 3): the rest of the
+            # number stays in place as the next token
             if len(t[1]) > 1:
-                self.toks.insert(self.pos, ("num", t[1][1:]))
+                self.toks[self.pos] = ("num", t[1][1:])
+            else:
+                self.pos += 1
             return (_Atom("num", t[1][0]),)
         return tuple(self.atom(style))
 
@@ -311,6 +328,15 @@ class _Reader:
         raise _UnsupportedError
 
     def atom(self, style: str) -> list[_Atom]:
+        self.depth += 1  # an argument may be an atom with an argument (``\hat\hat x``)
+        if self.depth > _MAX_DEPTH:
+            raise _UnsupportedError
+        try:
+            return self._atom(style)
+        finally:
+            self.depth -= 1
+
+    def _atom(self, style: str) -> list[_Atom]:
         t = self.peek()
         assert t is not None
         kind, text = t
@@ -436,15 +462,23 @@ def _write(atoms: tuple[_Atom, ...], out: list[ir.Inline]) -> None:
 
 
 def _merge_text(nodes: list[ir.Inline]) -> ir.Inlines:
+    """Adjacent texts joined (collected first: joining one by one is quadratic)."""
     out: list[ir.Inline] = []
+    run: list[str] = []
     for n in nodes:
-        if isinstance(n, ir.Text) and out and isinstance(out[-1], ir.Text):
-            out[-1] = ir.Text(out[-1].text + n.text)
-        elif isinstance(n, ir.Styled):
+        if isinstance(n, ir.Text):
+            run.append(n.text)
+            continue
+        if run:
+            out.append(ir.Text("".join(run)))
+            run = []
+        if isinstance(n, ir.Styled):
             out.append(ir.Styled(n.kind, _merge_text(list(n.children))))
-        elif not (isinstance(n, ir.Text) and not n.text):
+        else:
             out.append(n)
-    return tuple(out)
+    if run and "".join(run):
+        out.append(ir.Text("".join(run)))
+    return tuple(o for o in out if not (isinstance(o, ir.Text) and not o.text))
 
 
 def convert(tex: str) -> ir.Inlines | None:

@@ -87,3 +87,19 @@ def test_html_keeps_sup_and_sub_markup() -> None:
         '<span class="refbook-math">x<sup>th</sup></span> and '
         '<span class="refbook-math">$\\frac12$</span>'
     )
+
+
+@pytest.mark.parametrize(
+    "tex",
+    ["{" * 5000 + "x" + "}" * 5000, "\\hat" * 5000 + " x", "x^1" * 20000, "\\alpha " * 50000],
+    ids=["deep-groups", "deep-accents", "many-scripts", "long"],
+)
+def test_hostile_math_never_raises(tex: str) -> None:
+    """Deep nesting stays TeX (no recursion error); long formulas convert in linear time."""
+    from tests.scaling import assert_linear
+
+    (span,) = latex_math.math_to_inlines(tex, display=False)
+    assert isinstance(span.children, tuple)
+    if tex.startswith(("x^1", "\\alpha")):
+        unit = tex[:3] if tex.startswith("x^1") else "\\alpha "
+        assert_linear(lambda n: lambda: latex_math.convert(unit * n), 2000)
