@@ -53,10 +53,10 @@ from refbook.latex import (
     PStr,
     map_str,
 )
-from refbook.models import MAX_DIGITS, Entry, Field, Person
+from refbook.models import MAX_DIGITS, Entry, Person
 from refbook.names import parse_names_pandoc, split_by_and
 
-__all__ = ["csl_to_json", "entry_to_item", "resolve_crossrefs"]
+__all__ = ["csl_to_json", "entry_to_item"]
 
 # --------------------------------------------------------------------------------------------
 # Tables
@@ -134,134 +134,6 @@ _ORDINALS: dict[str, str] = {"01": "st", "02": "nd", "03": "rd", "11": "th", "12
                              "13": "th"}  # fmt: skip
 
 _FIELD_ALIASES: dict[str, str] = {"archiveprefix": "eprinttype", "primaryclass": "eprintclass"}
-
-# --------------------------------------------------------------------------------------------
-# Crossref / xdata inheritance (pandoc's resolveCrossRefs)
-# --------------------------------------------------------------------------------------------
-
-_NEVER_INHERITED = frozenset(
-    {
-        "ids", "crossref", "xref", "entryset", "entrysubtype", "execute", "label", "options",
-        "presort", "related", "relatedoptions", "relatedstring", "relatedtype", "shorthand",
-        "shorthandintro", "sortkey",
-    }
-)  # fmt: skip
-_TITLE_FIELDS = ("title", "subtitle", "titleaddon")
-_DROPPED_TITLES = frozenset({"shorttitle", "sorttitle", "indextitle", "indexsorttitle"})
-
-
-def _rename(prefix: str, name: str) -> list[str]:
-    if name in _DROPPED_TITLES:
-        return []
-    if name in _TITLE_FIELDS:
-        return [prefix + name]
-    return [name]
-
-
-def _transform_key(source: str, target: str, name: str) -> list[str]:
-    """Which field of the child a parent's field fills (biblatex's inheritance table)."""
-    if name in _NEVER_INHERITED:
-        return []
-    if name == "author" and source in ("mvbook", "book") and target in (
-        "inbook", "bookinbook", "suppbook",
-    ):  # fmt: skip
-        return ["bookauthor", "author"]
-    if name == "author" and source == "mvbook" and target == "book":
-        return ["bookauthor", "author"]
-    if source == "mvbook" and target in ("book", "inbook", "bookinbook", "suppbook"):
-        return _rename("main", name)
-    if source in ("mvcollection", "mvreference") and target in (
-        "collection", "reference", "incollection", "inreference", "suppcollection",
-    ):  # fmt: skip
-        return _rename("main", name)
-    if source == "mvproceedings" and target in ("proceedings", "inproceedings"):
-        return _rename("main", name)
-    if source == "book" and target in ("inbook", "bookinbook", "suppbook"):
-        return _rename("book", name)
-    if source in ("collection", "reference") and target in (
-        "incollection", "inreference", "suppcollection",
-    ):  # fmt: skip
-        return _rename("book", name)
-    if source == "proceedings" and target == "inproceedings":
-        return _rename("book", name)
-    if source == "periodical" and target in ("article", "suppperiodical"):
-        if name == "title":
-            return ["journaltitle"]
-        if name == "subtitle":
-            return ["journalsubtitle"]
-        if name in _DROPPED_TITLES:
-            return []
-    return [name]
-
-
-def _split_keys(value: str) -> list[str]:
-    return [k for k in re.split(r"[ ,]", value) if k]
-
-
-def _xref_fields(
-    base: Entry, base_fields: Mapping[str, str], by_key: Mapping[str, list[tuple[int, Entry]]],
-    keys: str, *, biblatex: bool, seen: frozenset[str],
-) -> list[tuple[str, str]]:  # fmt: skip
-    """The (field, value) pairs parents named in ``keys`` give ``base``; later pairs win."""
-    out: list[tuple[str, str]] = []
-    # parents in file order, keys matched exactly (pandoc compares keys case-sensitively)
-    parents = sorted(
-        (item for key in set(_split_keys(keys)) for item in by_key.get(key, ())),
-        key=lambda item: item[0],
-    )
-    for _index, parent in parents:
-        if parent.key in seen:
-            continue
-        pfields = _field_map(parent)
-        for name in sorted(pfields):
-            value = pfields[name]
-            if name in ("crossref", "xdata"):
-                for sub_name, sub_value in _xref_fields(
-                    base, base_fields, by_key, value,
-                    biblatex=biblatex, seen=seen | {parent.key},
-                ):  # fmt: skip
-                    if sub_name not in pfields:
-                        out.append((sub_name, sub_value))
-                continue
-            targets = _transform_key(parent.type, base.type, name) if biblatex else [name]
-            out.extend((t, value) for t in targets if t not in base_fields)
-    return out
-
-
-def resolve_crossrefs(entries: Iterable[Entry], *, biblatex: bool = True) -> tuple[Entry, ...]:
-    """Fill ``crossref``/``xdata`` children from their parents as pandoc does (BibLaTeX's
-    inheritance renames, e.g. a ``@book``'s ``title`` becomes an ``@inbook``'s ``booktitle``).
-
-    Fields the child sets win. ``@xdata`` entries are dropped from the result.
-    """
-    entries = tuple(entries)
-    by_key: dict[str, list[tuple[int, Entry]]] = {}
-    for index, e in enumerate(entries):
-        by_key.setdefault(e.key, []).append((index, e))
-    out: list[Entry] = []
-    for e in entries:
-        if e.type == "xdata":
-            continue
-        fields = _field_map(e)
-        refs = [fields[n] for n in sorted(fields) if n in ("crossref", "xdata")]
-        if not refs:
-            out.append(e)
-            continue
-        # xdata is applied before crossref and what it gives is kept (pandoc folds the
-        # fields from the last key, and a left-biased union keeps earlier values)
-        added: dict[str, str] = {}
-        for ref in reversed(refs):
-            pairs = dict(
-                _xref_fields(e, fields, by_key, ref, biblatex=biblatex, seen=frozenset({e.key}))
-            )
-            for name, value in pairs.items():
-                added.setdefault(name, value)
-        extra = tuple(
-            Field(name, value, e.location) for name, value in added.items() if name not in fields
-        )
-        out.append(Entry(e.key, e.type, e.fields + extra, e.location))
-    return tuple(out)
-
 
 # --------------------------------------------------------------------------------------------
 # Case handling (pandoc's unTitlecase / protectCase and citeproc's sentence case)
@@ -750,7 +622,8 @@ def entry_to_item(
 
     ``default_language`` is the document's language (pandoc's ``lang``, ``en-US`` by default):
     titles are sentence-cased only when it, and the entry's ``langid``/``hyphenation`` if set,
-    is English. ``crossref``/``xdata`` must already be resolved (:func:`resolve_crossrefs`).
+    is English. ``crossref``/``xdata`` must already be resolved
+    (``refbook.readers.resolve_crossrefs``, the one implementation of pandoc's inheritance).
     """
     fields = _field_map(entry)
     et = entry.type
@@ -1072,6 +945,8 @@ def _render(nodes: ir.Inlines, ctx: _Render) -> str:
     for n in nodes:
         if isinstance(n, ir.Text):
             out.append(_render_text(n.text))
+        elif isinstance(n, ir.Span) and n.role == "math":
+            out.append(n.key)  # pandoc's CSL-JSON keeps math as TeX
         elif isinstance(n, ir.Link | ir.Span):
             out.append(_render(n.children, ctx))
         elif n.kind == "emph":

@@ -30,7 +30,7 @@ class Code(Enum):
     INPUT_LIMIT = ("input-limit", Severity.ERROR, "A value passes a safety limit (the expanded size of an @string macro, the nesting depth of braces or LaTeX commands, the number of digits of a number); the value is cut or left out, every other value and entry is kept.", "syntax")
     DUPLICATE_KEY = ("duplicate-key", Severity.ERROR, "Two entries share one citation key; the first one is kept.", "keys")
     DUPLICATE_FIELD = ("duplicate-field", Severity.ERROR, "An entry sets the same field twice; the first value is kept.", "syntax")
-    UNDEFINED_STRING = ("undefined-string", Severity.ERROR, "A field uses an @string macro that is never defined; the macro name is kept as text.", "syntax")
+    UNDEFINED_STRING = ("undefined-string", Severity.ERROR, "A field uses an @string macro that is never defined; the macro name is kept as text, in lower case (as pandoc does).", "syntax")
     CROSSREF_MISSING = ("crossref-missing", Severity.ERROR, "An entry's crossref (or xdata) names a key that does not exist.", "crossref")
     CROSSREF_CYCLE = ("crossref-cycle", Severity.ERROR, "Entries inherit from each other in a loop through crossref or xdata; the link that closes the loop is ignored.", "crossref")
     BAD_NAME = ("bad-name", Severity.ERROR, "A name list has a part that BibTeX cannot split (too many commas, an empty name).", "names")

@@ -40,7 +40,8 @@ class Link:
 @dataclass(frozen=True, slots=True)
 class Span:
     """A semantic wrapper: ``role`` says what it holds (``entry``, ``citation``, ``unresolved``,
-    ``title`` …); ``key`` is the entry key it belongs to, if any. Renderers may turn it into an
+    ``title`` …); ``key`` is the entry key it belongs to, if any (for ``math``: the TeX source
+    with its dollars, the children being its text as pandoc shows it). Renderers may turn it into an
     element with a class/anchor or drop it."""
 
     role: str

@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from refbook.bibtex_csl import entry_to_item
+from refbook.readers import is_bibtex_file
 
 if TYPE_CHECKING:
     from refbook.csl import Item
@@ -20,33 +21,41 @@ if TYPE_CHECKING:
 
 @lru_cache(maxsize=65536)
 def _item(entry: Entry) -> Item:
-    return entry_to_item(entry)
+    # pandoc maps an entry of a .bibtex file with its BibTeX rules, any other with BibLaTeX's
+    return entry_to_item(entry, biblatex=not is_bibtex_file(entry.location.file))
 
 
 class Items(Mapping[str, "Item"]):
-    """Key → CSL item of a bibliography, converted on first access (first definition wins)."""
+    """Key → CSL item of a bibliography, converted on first access (first definition wins).
+
+    An ``@xdata`` entry is no work but a store of fields for others (the reader has already
+    given them to its children): it has no item, as in biblatex and pandoc.
+    """
 
     def __init__(self, bibliography: Bibliography) -> None:
         self._bib = bibliography
 
     def __getitem__(self, key: str) -> Item:
         entry = self._bib.get(key)
-        if entry is None:
+        if entry is None or entry.type == "xdata":
             raise KeyError(key)
         return _item(entry)
 
     def __contains__(self, key: object) -> bool:
-        return key in self._bib
+        if not isinstance(key, str):
+            return False
+        entry = self._bib.get(key)
+        return entry is not None and entry.type != "xdata"
 
     def __iter__(self) -> Iterator[str]:
         seen: set[str] = set()
         for e in self._bib:
-            if e.key not in seen:
+            if e.key not in seen and e.type != "xdata":
                 seen.add(e.key)
                 yield e.key
 
     def __len__(self) -> int:
-        return len(set(self._bib.keys()))
+        return sum(1 for _ in self)
 
 
 def items_for(bibliography: Bibliography) -> Items:

@@ -11,7 +11,8 @@ TeX kept, smart quotes and dashes on), so that our default style can match pando
 * accents and escapes become Unicode (``\\'e`` → é, ``\\ss`` → ß, ``\\&`` → &), ``~`` a no-break
   space, ``--``/``---`` en/em dashes, ````…''`` a quotation;
 * ``\\emph``/``\\textit``/``{\\it …}`` italics, ``\\textbf`` bold, ``\\textsc`` small caps,
-  ``\\texttt`` code, ``\\url``/``\\href`` links, ``$…$`` math (kept as its source);
+  ``\\texttt`` code, ``\\url``/``\\href`` links, ``$…$`` math (kept as its source here,
+  converted by ``refbook.latex_math`` on the way to ``refbook.ir``);
 * every ``{…}`` group is kept as a group: it is what protects case;
 * commands pandoc does not know are dropped with their arguments, as pandoc drops them.
 
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, TypeAlias
 
-from refbook import ir
+from refbook import ir, latex_math
 from refbook.models import MAX_DIGITS
 
 if TYPE_CHECKING:
@@ -1679,7 +1680,7 @@ def pandoc_to_inlines(nodes: PInlines, *, groups_nocase: bool = True) -> ir.Inli
 
     With ``groups_nocase`` every brace group becomes ``Styled("nocase")`` (the raw reading);
     without it only spans already marked ``nocase`` do (what pandoc keeps after its case
-    handling). Math is kept as ``$…$`` source inside ``nocase`` (pandoc never changes its case);
+    handling) and other spans become ``Span("group")``, which renders as its children. Math is kept as ``$…$`` source inside ``nocase`` (pandoc never changes its case);
     raw TeX is dropped.
     """
     if all(type(n) is PStr or type(n) is PSpace for n in nodes):
@@ -1722,7 +1723,7 @@ def _to_ir(
 def _transparent(n: PInline, groups_nocase: bool) -> bool:
     """Spans and formatting that leave no trace in the IR (only their children do)."""
     if isinstance(n, PSpan):
-        return not (n.cls == "nocase" or (n.cls == "" and groups_nocase))
+        return groups_nocase and n.cls not in ("", "nocase")
     return isinstance(n, PFmt) and n.kind not in _FMT_TO_IR
 
 
@@ -1730,8 +1731,8 @@ def _container_to_ir(
     n: PSpan | PFmt | PQuoted | PLink | PMath | PCode, groups_nocase: bool
 ) -> ir.Inline | None:
     if isinstance(n, PMath):
-        delim = "$$" if n.display else "$"
-        return ir.Styled("nocase", (ir.Text(f"{delim}{n.text}{delim}"),))
+        # converted as pandoc's texmath does; case changes never touch math
+        return latex_math.math_to_inlines(n.text, n.display)[0]
     if isinstance(n, PCode):
         return ir.Styled("code", (ir.Text(n.text),)) if n.text else None
     kids = pandoc_to_inlines(n.children, groups_nocase=groups_nocase)
@@ -1742,7 +1743,12 @@ def _container_to_ir(
     if not kids:
         return None
     if isinstance(n, PSpan):
-        return ir.Styled("nocase", kids)
+        if n.cls == "nocase" or groups_nocase:
+            return ir.Styled("nocase", kids)
+        # A span pandoc keeps (a brace group its sentence case left open to case changes,
+        # ``f{\"u}r``): a word boundary for later case changes, as pandoc's Span is for
+        # citeproc (it title-cases "f", "ü", "r" one by one and so leaves "für" alone).
+        return ir.Span("group", kids)
     return ir.Styled(_FMT_TO_IR[n.kind], kids)
 
 
@@ -1767,7 +1773,8 @@ _ASCII_SPACE = re.compile(r"[ \t\n\r\f\v]+")
 
 @lru_cache(maxsize=65536)
 def to_text(value: str) -> str:
-    """A BibTeX field value → plain Unicode without markup (math keeps its ``$…$`` source).
+    """A BibTeX field value → plain Unicode without markup (math as pandoc shows it: converted
+    by ``refbook.latex_math``, else its ``$…$`` source).
 
     Invisible pieces (unknown commands, footnotes) leave no text; the result is stripped.
     """

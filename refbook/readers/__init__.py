@@ -23,7 +23,8 @@ from refbook.readers.bibtex import ParseResult, parse_bibtex, paused_gc
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-__all__ = ["ParseResult", "parse_bibtex", "read_bibliography", "resolve_crossrefs"]
+__all__ = ["ParseResult", "is_bibtex_file", "parse_bibtex", "read_bibliography",
+           "resolve_crossrefs"]
 
 
 def read_bibliography(
@@ -240,61 +241,83 @@ _NO_INHERIT = frozenset({
 })
 _TITLE_FIELDS = ("title", "subtitle", "titleaddon")
 _TITLE_NOT_INHERITED = frozenset({"shorttitle", "sorttitle", "indextitle", "indexsorttitle"})
-_MULTIVOLUME = frozenset({"mvbook", "mvcollection", "mvreference", "mvproceedings"})
-_CONTAINERS = frozenset({"book", "collection", "reference", "proceedings"})
-_PARTS = frozenset({
-    "inbook", "bookinbook", "suppbook", "incollection", "inreference", "suppcollection",
-    "inproceedings", "conference",
-})
 _MAX_DEPTH = 32
 _LINKS = frozenset({"crossref", "xdata"})
 
 
-def _title_prefix(parent: str, child: str) -> str | None:
-    """Where a parent's title goes in the child (biblatex's inheritance table), or None."""
-    if parent in _MULTIVOLUME and (child in _PARTS or child in _CONTAINERS):
-        return "main"
-    if parent in _CONTAINERS and child in _PARTS:
-        return "book"
+def _rename(prefix: str, name: str) -> tuple[str, ...]:
+    if name in _TITLE_NOT_INHERITED:
+        return ()
+    return (prefix + name,) if name in _TITLE_FIELDS else (name,)
+
+
+def _targets(parent: str, child: str, name: str, *, biblatex: bool) -> tuple[str, ...]:
+    """Which fields of a ``child`` entry a ``parent``'s field ``name`` fills (pandoc's
+    ``transformKey``, biblatex's inheritance table); BibTeX copies every field as it is."""
+    if not biblatex:
+        return (name,)
+    if name in _NO_INHERIT:
+        return ()
+    if name == "author" and (
+        (parent in ("mvbook", "book") and child in ("inbook", "bookinbook", "suppbook"))
+        or (parent == "mvbook" and child == "book")
+    ):
+        return ("bookauthor", "author")
+    if parent == "mvbook" and child in ("book", "inbook", "bookinbook", "suppbook"):
+        return _rename("main", name)
+    if parent in ("mvcollection", "mvreference") and child in (
+        "collection", "reference", "incollection", "inreference", "suppcollection",
+    ):  # fmt: skip
+        return _rename("main", name)
+    if parent == "mvproceedings" and child in ("proceedings", "inproceedings"):
+        return _rename("main", name)
+    if parent == "book" and child in ("inbook", "bookinbook", "suppbook"):
+        return _rename("book", name)
+    if parent in ("collection", "reference") and child in (
+        "incollection", "inreference", "suppcollection",
+    ):  # fmt: skip
+        return _rename("book", name)
+    if parent == "proceedings" and child == "inproceedings":
+        return _rename("book", name)
     if parent == "periodical" and child in ("article", "suppperiodical"):
-        return "journal"
-    return None
+        if name in ("title", "subtitle"):
+            return ("journal" + name,)
+        if name in _TITLE_NOT_INHERITED:
+            return ()
+    return (name,)
 
 
-def _inherit(child: list[Field], have: set[str], parent: Entry, prefix: str | None,
-             parent_type: str, child_type: str) -> None:
+def _inherit(child: list[Field], have: set[str], parent: Entry, child_type: str, *,
+             biblatex: bool) -> None:
     """Append to ``child`` the fields of ``parent`` it lacks (parent's locations kept)."""
-    if prefix is not None:
-        for f in parent.fields:
-            if f.name in _TITLE_FIELDS:
-                target = prefix + f.name
-                if target not in have:
-                    have.add(target)
-                    child.append(Field(target, f.value, f.location))
-    book_author = (parent_type in ("mvbook", "book")
-                   and child_type in ("inbook", "bookinbook", "suppbook"))
     for f in parent.fields:
-        name = f.name
-        if name in _NO_INHERIT:
+        if f.name in _LINKS:
             continue
-        if prefix is not None and (name in _TITLE_FIELDS or name in _TITLE_NOT_INHERITED):
-            continue
-        if name not in have:
-            have.add(name)
-            child.append(f)
-        if book_author and name == "author" and "bookauthor" not in have:
-            have.add("bookauthor")
-            child.append(Field("bookauthor", f.value, f.location))
+        for target in _targets(parent.type, child_type, f.name, biblatex=biblatex):
+            if target not in have:
+                have.add(target)
+                child.append(f if target == f.name else Field(target, f.value, f.location))
 
 
-def resolve_crossrefs(entries: Iterable[Entry]) -> tuple[list[Entry], list[Diagnostic]]:
+def is_bibtex_file(file: str) -> bool:
+    """pandoc reads a ``.bibtex`` file as BibTeX, any other bibliography as BibLaTeX."""
+    return file.lower().endswith(".bibtex")
+
+
+def resolve_crossrefs(
+    entries: Iterable[Entry], *, biblatex: bool | None = None
+) -> tuple[list[Entry], list[Diagnostic]]:
     """Give every entry with ``xdata``/``crossref`` the fields it inherits, book-wide.
 
-    BibTeX semantics (a child gets every field it lacks) plus biblatex's: a part (``in*``)
-    gets its container's ``title``/``subtitle``/``titleaddon`` as ``booktitle``/... (``main*``
-    from a multi-volume parent, ``journal*`` from a periodical), ``author`` also as
+    As pandoc's BibTeX reader does it (the one implementation; ``refbook.bibtex_csl`` maps the
+    result): in a ``.bibtex`` file a child gets every field it lacks; elsewhere biblatex's
+    inheritance table applies: an ``@inbook`` gets its ``@book``'s ``title`` as ``booktitle``
+    (an ``@incollection`` only from a ``@collection``, an ``@inproceedings`` from a
+    ``@proceedings``; a ``@book`` parent's own ``booktitle`` fills an ``@incollection``'s),
+    ``main*`` from a multi-volume parent, ``journal*`` from a periodical, ``author`` also as
     ``bookauthor`` from a book, and never the fields biblatex keeps per entry (``ids``,
-    ``label``, ``shorthand``...). ``xdata`` is applied before ``crossref``; chains resolve
+    ``label``, ``shorthand``...). ``biblatex`` forces one mode for every entry (the default
+    follows each child's file). ``xdata`` is applied before ``crossref``; chains resolve
     parent first. Keys are case-sensitive (biber, pandoc); a key that matches only when case
     is ignored is reported with a "did you mean". Inherited fields keep their parent's
     location; ``crossref`` stays.
@@ -357,8 +380,8 @@ def resolve_crossrefs(entries: Iterable[Entry]) -> tuple[list[Entry], list[Diagn
                     ))
                     continue
                 parent = resolve(parent)
-                prefix = None if link.name == "xdata" else _title_prefix(parent.type, entry.type)
-                _inherit(fields, have, parent, prefix, parent.type, entry.type)
+                mode = not is_bibtex_file(entry.location.file) if biblatex is None else biblatex
+                _inherit(fields, have, parent, entry.type, biblatex=mode)
         active.pop()
         result = entry if len(fields) == len(entry.fields) else \
             Entry(entry.key, entry.type, tuple(fields), entry.location)

@@ -19,7 +19,7 @@ implementations differ:
   the next line that starts with ``@``. A value whose braces swallow such a line is reported as
   unbalanced there, so one missing ``}`` never eats the rest of the file.
 - Values: ``@string`` macros (case-insensitive) and ``#`` concatenation are expanded; the month
-  macros ``jan``..``dec`` are predefined as in ``plain.bst``; an undefined macro keeps its name;
+  macros ``jan``..``dec`` are predefined as in ``plain.bst``; an undefined macro keeps its name in lower case (as pandoc);
   runs of white space are collapsed to one space and field values are stripped, as BibTeX does
   (a macro keeps its own leading space); braces and commands are kept.
 - Safety limits (``input-limit`` diagnostics, every other value and entry kept): macro expansion
@@ -646,17 +646,18 @@ class _Parser:
         )
 
     def undefined(self, name: str, line: int, key: str, field: str) -> str:
-        """Report an undefined macro; BibTeX then uses an empty string, we keep its name."""
+        """Report an undefined macro; BibTeX then uses an empty string, we keep its name in
+        lower case, as pandoc does (``IEEE_J_PROC`` reads as "ieee_j_proc")."""
         self.diagnostics.append(Diagnostic(
             Code.UNDEFINED_STRING,
             f"undefined macro `{name}`" + (f" in field `{field}`" if field else "")
-            + "; its name is kept as text",
+            + "; its name is kept as text, in lower case",
             Location(self.file, line),
             f"define it with `@string{{{name} = {{...}}}}` before its first use, or write the "
             f"text in braces: `{{{name}}}`",
             key=key, field=field,
         ))
-        return name
+        return name.lower()
 
     def expand(
         self, name: str, macro: str, size: int, line: int, key: str, field: str

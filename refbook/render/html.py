@@ -76,9 +76,12 @@ def _walk(nodes: Inlines, out: list[str], qdepth: int) -> None:
             out.append(f'<a href="{escape(url, quote=True)}">')
             _walk(n.children, out, qdepth)
             out.append("</a>")
+        elif isinstance(n, Span) and n.role == "group":
+            _walk(n.children, out, qdepth)  # a brace group of a field: no element of its own
         elif isinstance(n, Span):
             role = escape(n.role, quote=True)
-            key = f' data-key="{escape(n.key, quote=True)}"' if n.key else ""
+            # a math span's key is its TeX source, no entry key
+            key = f' data-key="{escape(n.key, quote=True)}"' if n.key and n.role != "math" else ""
             out.append(f'<span class="refbook-{role}"{key}>')
             _walk(n.children, out, qdepth)
             out.append("</span>")

@@ -33,6 +33,22 @@ def to_line(nodes: Inlines) -> str:
     return one_line(to_text(nodes))
 
 
+# pandoc's plain writer: a superscript or subscript whose every character has a Unicode form is
+# written in those characters (R⁵, H₂O), any other as ``^(…)``/``_(…)`` (9^(th)).
+_SUPERSCRIPTS = dict(zip("0123456789+-\u2212=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾", strict=True))
+_SUBSCRIPTS = dict(zip("0123456789+-\u2212=()", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎", strict=True))
+
+
+def _script(children: Inlines, kind: str, qdepth: int) -> str:
+    inner: list[str] = []
+    _walk(children, inner, qdepth)
+    text = "".join(inner)
+    table = _SUPERSCRIPTS if kind == "sup" else _SUBSCRIPTS
+    if text and all(c in table or c.isspace() for c in text):
+        return "".join(table.get(c, c) for c in text)
+    return ("^(" if kind == "sup" else "_(") + text + ")"
+
+
 def _walk(nodes: Inlines, out: list[str], qdepth: int) -> None:
     for n in nodes:
         if isinstance(n, Text):
@@ -46,6 +62,8 @@ def _walk(nodes: Inlines, out: list[str], qdepth: int) -> None:
             inner: list[str] = []
             _walk(n.children, inner, qdepth)
             out.append("".join(inner).upper())
+        elif isinstance(n, Styled) and n.kind in ("sup", "sub"):
+            out.append(_script(n.children, n.kind, qdepth))
         elif isinstance(n, Span) and n.role == "csl-left-margin":
             _walk(n.children, out, qdepth)
             out.append(" ")

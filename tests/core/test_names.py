@@ -118,7 +118,8 @@ def test_a_literal_et_al_is_others() -> None:
 def test_pandoc_split_matches_pandoc(pandoc: str) -> None:
     """Every author/editor list of the shared files, against pandoc's CSL-JSON names."""
 
-    from refbook.bibtex_csl import csl_to_json, entry_to_item, resolve_crossrefs
+    from refbook.bibtex_csl import csl_to_json, entry_to_item
+    from refbook.readers import resolve_crossrefs
     from refbook.readers.bibtex import parse_bibtex
     from tests.conftest import SHARED
     for path in (
@@ -131,7 +132,7 @@ def test_pandoc_split_matches_pandoc(pandoc: str) -> None:
             capture_output=True, text=True, check=True, timeout=120,
         )  # fmt: skip
         theirs = {i["id"]: i for i in json.loads(out.stdout)}
-        entries = resolve_crossrefs(
+        entries, _ = resolve_crossrefs(
             parse_bibtex(path.read_text(encoding="utf-8"), str(path)).entries
         )
         differ = []

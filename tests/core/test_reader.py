@@ -386,9 +386,9 @@ def test_crossref_inherits_missing_fields_with_parent_locations() -> None:
     assert v["month"] == "September"
     parent = bib["whole-collection"]
     assert child.field("editor") == parent.field("editor")
-    title = parent.field("title")
-    assert title is not None
-    assert child.field("booktitle") == title.__class__("booktitle", title.value, title.location)
+    # a @book parent fills an @incollection child's booktitle from its own booktitle (biblatex
+    # renames title to booktitle only for @inbook children; pandoc does the same)
+    assert child.field("booktitle") == parent.field("booktitle")
     assert [f.name for f in child.fields][:5] == ["crossref", "author", "title", "pages", "note"]
 
 

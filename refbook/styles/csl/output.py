@@ -323,6 +323,9 @@ class _CaseWalker:
         for n in nodes:
             if isinstance(n, Text):
                 out.append(Text(self.state.text(n.text, self.transform)))
+            elif isinstance(n, Span) and n.role == "math":
+                # pandoc's case transforms see no words in math: the state stays as it was
+                out.append(n)
             elif (isinstance(n, Styled) and n.kind in ("smallcaps", "sup", "sub", "nocase", "code")) \
                     or (isinstance(n, Span) and n.role == "nocase"):
                 self.state.step(stringify(n.children), None)

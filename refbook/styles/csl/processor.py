@@ -8,7 +8,8 @@ and every list entry of the book agrees.
 
 from __future__ import annotations
 
-import unicodedata
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cmp_to_key
 from typing import TYPE_CHECKING, TypeVar
@@ -32,7 +33,7 @@ from refbook.styles.csl.output import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
 
     from refbook.csl import Item, Name
     from refbook.styles.csl.style import Style
@@ -55,13 +56,24 @@ class CiteItem:
     all_names: bool = False
 
 
-def _collate_word(w: str) -> tuple[str, str]:
-    base = "".join(c for c in unicodedata.normalize("NFKD", w) if not unicodedata.combining(c))
-    primary = "".join(c for c in base.casefold() if c.isalnum())
-    return (primary, w)
+@functools.cache
+def _collator() -> Callable[[str], tuple[int, ...]]:
+    """The Unicode Collation Algorithm's sort key (pyuca, DUCET), loaded on first use."""
+    from pyuca import Collator
+
+    key: Callable[[str], tuple[int, ...]] = Collator().sort_key
+    return key
 
 
-Collated = list[list[tuple[str, str]] | None]
+def _collate_word(w: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """One word of a sort key, compared as pandoc's citeproc compares it: its letters and
+    digits by the Unicode Collation Algorithm (Ø next to O, ł next to l, ı after i), then, on a
+    tie, the whole word, punctuation by its DUCET weight ("library:" before "library.")."""
+    key = _collator()
+    return (key("".join(c for c in w.casefold() if c.isalnum())), key(w))
+
+
+Collated = list[list[tuple[tuple[int, ...], tuple[int, ...]]] | None]
 
 
 def _collated(keys: list[list[str] | None]) -> Collated:
