@@ -19,36 +19,40 @@ if TYPE_CHECKING:
 
 
 @lru_cache(maxsize=65536)
-def _item(entry: Entry) -> Item:
-    return entry_to_item(entry)
+def _item(entry: Entry, language: str = "en-US") -> Item:
+    # the document's language decides whether English titles are sentence-cased (pandoc's
+    # BibTeX reader does so only when it, and the entry's langid, are English)
+    return entry_to_item(entry, default_language=language)
 
 
 class Items(Mapping[str, "Item"]):
     """Key → CSL item of a bibliography, converted on first access (first definition wins)."""
 
-    def __init__(self, bibliography: Bibliography) -> None:
-        self._bib = bibliography
+    def __init__(self, bibliography: Bibliography, language: str = "en-US") -> None:
+        self.bibliography = bibliography
+        self.language = language
 
     def __getitem__(self, key: str) -> Item:
-        entry = self._bib.get(key)
+        entry = self.bibliography.get(key)
         if entry is None:
             raise KeyError(key)
-        return _item(entry)
+        return _item(entry, self.language)
 
     def __contains__(self, key: object) -> bool:
-        return key in self._bib
+        return key in self.bibliography
 
     def __iter__(self) -> Iterator[str]:
         seen: set[str] = set()
-        for e in self._bib:
+        for e in self.bibliography:
             if e.key not in seen:
                 seen.add(e.key)
                 yield e.key
 
     def __len__(self) -> int:
-        return len(set(self._bib.keys()))
+        return len(set(self.bibliography.keys()))
 
 
-def items_for(bibliography: Bibliography) -> Items:
-    """CSL items of every entry, by key, converted lazily."""
-    return Items(bibliography)
+def items_for(bibliography: Bibliography, language: str = "en-US") -> Items:
+    """CSL items of every entry, by key, converted lazily. ``language``: the locale of the style
+    in use (``CslStyle.language``)."""
+    return Items(bibliography, language)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from refbook.csl import Date, DatePart, Item, Name
 from refbook.ir import Text
 from refbook.models import Bibliography
@@ -73,8 +75,12 @@ def test_nocite_star_lists_everything() -> None:
 
 def test_formatting_memo_survives_the_process(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from refbook import memo
-    from refbook.styles.csl.style import DATA, load_style
+    from refbook.styles import get_style
 
+    def load_style(_path: str) -> object:
+        return get_style("chicago-author-date").style()
+
+    DATA = Path()
     reg = Registry()
     reg.set_document("ch1", find_citations("[@a; @b] and @c"))
     first = texts(reg)
