@@ -272,7 +272,12 @@ class Evaluator:
                 else:
                     xs = [Linked(url, [x for x in xs if x is not None])]
         if bibliography:
-            return formatted(formatting_of(layout.attrs), xs)
+            lf = formatting_of(layout.attrs)
+            if (area.attrs.get("second-field-align") in ("flush", "margin")
+                    and not any("display" in c.attrs for c in layout.children)):
+                # a layout that places its fields with display="…" itself keeps its boxes
+                return _second_field_aligned(lf, xs)
+            return formatted(lf, xs)
         return grouped(xs)
 
     def sort_key(self, area: Node, key: Node, item: Item, disamb: Disamb) -> list[str] | None:
@@ -411,8 +416,10 @@ class Evaluator:
 
     def _is_english(self) -> bool:
         assert self.item is not None
-        lang = self.item.language or "en-US"
-        return lang.lower().startswith("en")
+        # CSL 1.0.2, "Title case conversion": English items only; an item without a language
+        # is in the locale's language (so a German style leaves its titles alone)
+        lang = self.item.language or self.locale.lang
+        return lang.lower() == "en" or lang.lower().startswith("en-")
 
     def group(self, nodes: list[Node], f: Formatting, *, is_macro: bool) -> Out:
         old_called, old_nonempty = self.var_count
@@ -443,10 +450,11 @@ class Evaluator:
                 if cond == "type":
                     results.append(item.type == v)
                 elif cond == "variable":
+                    # a variable used up by <substitute> is suppressed in the rest of the
+                    # *output* (CSL 1.0.2, "Substitution"); a condition still sees it present,
+                    # as citeproc does (APA's publisher test after an editor substitution)
                     if v == "locator":
                         results.append(bool(self.locator))
-                    elif v in self.substituted:
-                        results.append(False)
                     else:
                         results.append(item.has(v))
                 elif cond == "is-numeric":
@@ -1160,3 +1168,16 @@ def _link_titles(o: Out, url: str) -> Out:
     if isinstance(o, Linked):
         return o
     return Fmt(o.f, [_link_titles(k, url) for k in o.kids])
+
+
+def _second_field_aligned(lf: Formatting, xs: list[Out]) -> Out:
+    """``second-field-align``: the entry's first field (a number, a label) goes in a left margin
+    box, the rest in a box beside it (``csl-left-margin``/``csl-right-inline``, as citeproc
+    does); the layout's prefix stays before the box, its suffix and fonts go with the rest."""
+    fields = [x for x in xs if x is not None]
+    if len(fields) < 2:
+        return formatted(lf, xs)
+    margin = Fmt(Formatting(display="left-margin"), [fields[0]])
+    rest = Fmt(Formatting(**{**{k: getattr(lf, k) for k in Formatting.__slots__},
+                             "prefix": None, "display": "right-inline"}), fields[1:])
+    return formatted(Formatting(prefix=lf.prefix), [margin, rest])
