@@ -34,6 +34,7 @@ class Code(Enum):
     CROSSREF_CYCLE = ("crossref-cycle", Severity.ERROR, "Entries inherit from each other in a loop through crossref or xdata; the link that closes the loop is ignored.", "crossref")
     BAD_NAME = ("bad-name", Severity.WARNING, "A name list has a part that BibTeX cannot split (too many commas, an empty name).", "names")
     UNKNOWN_STYLE = ("unknown-style", Severity.ERROR, "The configured style is neither an installed style, nor a .csl file, nor a style of an installed CSL styles package.", "config")
+    UNKNOWN_LOCALE = ("unknown-locale", Severity.ERROR, "The configured locale is not a CSL locale (nor a language with one, e.g. de for de-DE); the style's terms, dates and quotation marks fall back to en-US.", "config")
     BAD_STYLE = ("bad-style", Severity.ERROR, "The style file cannot be used: it is not well-formed XML, not a CSL style, has an element CSL does not define, lacks a required attribute, calls an undefined macro, or is a dependent style whose parent is not installed. The location is the element at fault.", "config")
     BAD_FILTER = ("bad-filter", Severity.ERROR, "A bibliography list's filter is not a valid expression, holds an invalid regular expression, or one too costly to match; the list shows no entry.", "config")
     UNKNOWN_KEY = ("unknown-key", Severity.ERROR, "A citation names a key that is in no bibliography file.", "citations")

