@@ -32,7 +32,7 @@ from refbook.render.reference_list import (
 )
 from refbook.render.reference_list import backlinks as entry_backlinks
 from refbook.render.text import to_line
-from refbook.styles import get_style
+from refbook.styles import CslStyle, get_style
 from refbook.validate import apply_config, check_bibliography
 from refbook.validate.citations import unused_entries
 from refbook.validate.report import INFO_LIMIT
@@ -118,15 +118,16 @@ class LazyItems(dict[str, "Item"]):
     "unknown key" test and its "did you mean" hint see the whole book.
     """
 
-    def __init__(self, bibliography: Bibliography) -> None:
+    def __init__(self, bibliography: Bibliography, language: str = "en-US") -> None:
         super().__init__()
         self._bib = bibliography
+        self._language = language
 
     def __missing__(self, key: str) -> Item:
         entry = self._bib.get(key)
         if entry is None:
             raise KeyError(key)
-        item = _item(entry)
+        item = _item(entry, self._language)
         self[key] = item
         return item
 
@@ -148,7 +149,7 @@ def cite_anchor(docname: str, index: int) -> str:
 def resolve_book(
     *,
     bibfiles: Sequence[str],
-    style: str,
+    style: str | CslStyle,
     sites: Mapping[str, tuple[CitationSite, ...]],
     specs: Sequence[ListSpec],
     nocite: Mapping[str, tuple[str, ...]],
@@ -164,6 +165,7 @@ def resolve_book(
     book's list when no spec exists; ``footsites`` are the footnote citations (formatted apart:
     no list shows their entries)."""
     bib = read_bibliography(list(bibfiles), cache_dir=cache_dir)
+    style = get_style(style)
     registry = Registry()
     doc_order = list(order) + sorted(d for d in sites if d not in order)
     for doc in doc_order:
@@ -206,7 +208,7 @@ def resolve_book(
     extra = [] if everything else sorted(
         {k for keys in wanted.values() for k in keys} - cited_set - set(nocited))
     nocite_arg = ["*"] if everything else [*dict.fromkeys(nocited), *extra]
-    items = LazyItems(bib)
+    items = LazyItems(bib, style.language)
     res = registry.resolve(bib, items, style, order=doc_order, nocite=nocite_arg,
                            memo_dir=cache_dir)
     entries = dict(res.entries)
@@ -258,7 +260,7 @@ def resolve_book(
     return book
 
 
-def _footnotes(bib: Bibliography, items: LazyItems, style: str, doc_order: Sequence[str],
+def _footnotes(bib: Bibliography, items: LazyItems, style: CslStyle, doc_order: Sequence[str],
                footsites: Mapping[str, tuple[CitationSite, ...]],
                cache_dir: str | None) -> tuple[Resolution, set[str]]:
     """The footnote citations formatted book-wide on their own (what a footnote shows is an
@@ -291,11 +293,11 @@ def author_spans(ir: Inlines) -> list[Span]:
 
 
 def _foot_authors(res: Resolution, footsites: Mapping[str, tuple[CitationSite, ...]],
-                  items: LazyItems, style: str) -> dict[tuple[str, int], dict[str, Inlines]]:
+                  items: LazyItems, style: CslStyle) -> dict[tuple[str, int], dict[str, Inlines]]:
     """What a textual footnote citation shows before each mark: the style's author part of a
     narrative citation; a numeric style, which has none (its narrative citation is the number),
     the authors' family names ("A", "A and B", "A et al.", every name for the ``s`` forms)."""
-    author_date = get_style(style).kind == "author-date"
+    author_date = get_style(style).kind != "numeric"
     out: dict[tuple[str, int], dict[str, Inlines]] = {}
     for doc, sites in footsites.items():
         for s in sites:

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from refbook.config import Config as CheckConfig
 from refbook.config import ConfigError as CheckConfigError
 from refbook.config import host_config
-from refbook.styles import available_styles
+from refbook.diagnostics import Code
+from refbook.styles import style_problems
 from sphinx_refbook import report
 
 if TYPE_CHECKING:
@@ -44,7 +45,13 @@ OPTIONS: tuple[Option, ...] = (
            "The .bib files of the book, relative to the source directory (strings or "
            "`pathlib.Path`)."),
     Option("style", "chicago-author-date", (str,),
-           "The citation style (an installed refbook style: chicago-author-date, numeric, …)."),
+           "The citation style: a built-in style (`chicago-author-date`, `numeric`), a path to a "
+           "`.csl` file (relative to the folder of `conf.py`; an edit of the file rebuilds), or "
+           "the name of a style of the CSL styles repository (`apa`, `ieee`, `nature`, … with "
+           "`pip install refbook[styles]`)."),
+    Option("locale", None, (str, type(None)),
+           "The locale of terms, dates and quotation marks (`de-DE`, `en-GB`, `fr`, …). Unset: "
+           "the style's `default-locale`, else `en-US`."),
     Option("strict", False, (bool,),
            "Fail the build on any refbook problem, even without `-W`, listing every problem."),
     Option("backlinks", True, (bool,),
@@ -79,6 +86,7 @@ class Settings:
     """The validated options."""
 
     bibfiles: tuple[str, ...]
+    #: the style as written, a relative .csl path made absolute (relative to conf.py's folder)
     style: str
     strict: bool
     backlinks: bool
@@ -92,6 +100,8 @@ class Settings:
     bibfiles_dir: str = ""
     #: bibtex_encoding declares Latin-1: the reader's "not UTF-8" diagnostic is expected
     latin1: bool = False
+    #: the locale asked for (None: the style's default-locale)
+    locale: str | None = None
 
 
 #: id(Sphinx config) → its validation options, computed once at ``config-inited`` (reading
@@ -103,6 +113,16 @@ _PROBLEMS: dict[int, tuple[str, ...]] = {}
 
 #: id(Sphinx config) → the folder of conf.py (sphinxcontrib-bibtex's paths are relative to it)
 _CONFDIRS: dict[int, str] = {}
+
+#: id(Sphinx config) → whether refbook_style / refbook_locale were unusable at config-inited
+_STYLE_PROBLEMS: dict[int, bool] = {}
+
+
+def _style_path(style: str, confdir: str) -> str:
+    """A ``.csl`` path relative to the folder of ``conf.py`` made absolute (names stay names)."""
+    if (style.endswith(".csl") or "/" in style or os.sep in style) and confdir:
+        return os.path.normpath(os.path.join(confdir, os.path.expanduser(style)))
+    return style
 
 
 def register(app: Sphinx) -> None:
@@ -128,8 +148,9 @@ def settings(config: Config) -> Settings:
             values["bibfiles_dir"] = _CONFDIRS.get(id(config), "")
     values["bibfiles"] = tuple(_path(p) for p in values["bibfiles"] if _path(p))
     values["latin1"] = ENCODINGS.get(_codec(getattr(config, "bibtex_encoding", ""))) == "latin-1"
-    if values["style"] not in available_styles():
-        values["style"] = _default("style")
+    values["style"] = _style_path(values["style"], _CONFDIRS.get(id(config), ""))
+    if _STYLE_PROBLEMS.get(id(config)):
+        values["style"] = _default("style")  # the build is idle and fails (see problems)
     check = _CHECKS.get(id(config))
     if check is None:  # a config that did not pass config-inited (never in a real build)
         try:
@@ -223,12 +244,24 @@ def validate(app: Sphinx, config: Config) -> None:
             "bibtex_encoding = 'latin-1'); convert the files to UTF-8, e.g. with "
             f"iconv -f {encoding} -t utf-8")))
     style = config.refbook_style
-    styles = available_styles()
-    if isinstance(style, str) and style not in styles:
-        found.append(("refbook_style", (f"refbook_style = {style!r} is not an installed style; "
-                                       f"choose one of: {', '.join(sorted(styles))}")))
-    _PROBLEMS[id(config)] = tuple(message for _, message in found)
-    located = [(_origin(name, app, config), message) for name, message in found]
+    locale = config.refbook_locale if isinstance(config.refbook_locale, str) else None
+    style_found: list[tuple[tuple[str | None, str], str]] = []
+    if isinstance(style, str):
+        for d in style_problems(style, base=app.confdir or ".", locale=locale):
+            if d.code is Code.BAD_STYLE and d.location is not None:
+                # the file's own line: where the fix is
+                style_found.append(((str(d.location), ""),
+                                    f"refbook_style = {style!r}: {d.message}"))
+            elif d.code is Code.UNKNOWN_LOCALE:
+                found.append(("refbook_locale", f"refbook_locale = {locale!r}: {d.message}; "
+                                                f"{d.hint}"))
+            else:
+                found.append(("refbook_style", f"refbook_style = {style!r}: {d.message}"))
+    _STYLE_PROBLEMS[id(config)] = bool(style_found) or any(
+        n in ("refbook_style", "refbook_locale") for n, _ in found)
+    _PROBLEMS[id(config)] = tuple(message for _, message in found) + tuple(
+        message for _, message in style_found)
+    located = [(_origin(name, app, config), message) for name, message in found] + style_found
     for (place, suffix), message in sorted(located, key=lambda x: _line_of(x[0][0])):
         report.config_error(message, place, suffix)
 

@@ -20,6 +20,7 @@ from docutils import nodes
 from sphinx.domains import Domain
 from sphinx.util.nodes import make_refnode
 
+from refbook.styles import get_style
 from refbook import __version__, sealed
 from refbook.diagnostics import Code, Severity
 from refbook.models import Location
@@ -159,8 +160,10 @@ class RefbookDomain(Domain):
         order = book_order(env)
         auto_doc = env.config.root_doc if s.auto_bibliography else None
         bibfiles = self.bibfiles()
+        # the style's content digest, not its name: an edited .csl file formats the book anew
+        style = get_style(s.style, locale=s.locale)
         key = files_digest([*bibfiles]) + _digest(repr((
-            __version__, ENV_VERSION, s.style, s.backlinks, auto_doc, order, titles, specs,
+            __version__, ENV_VERSION, style.digest, s.backlinks, auto_doc, order, titles, specs,
             s.latin1,
             sorted(self.nocite.items()), s.check,
             [(doc, [(x.index, x.citation.refs, x.citation.mode, x.section, x.anchor)
@@ -174,7 +177,7 @@ class RefbookDomain(Domain):
         book = _load(cache_dir / "book.pickle", key) if self.data.get("book_key") == key else None
         if book is None:
             book = resolve_book(
-                bibfiles=bibfiles, style=s.style, sites=self.sites, specs=specs,
+                bibfiles=bibfiles, style=style, sites=self.sites, specs=specs,
                 nocite=self.nocite, order=order, titles=titles, backlinks=s.backlinks,
                 cache_dir=str(cache_dir), auto_doc=auto_doc, check=s.check,
                 footsites=self.footsites)
