@@ -253,8 +253,8 @@ def validate(app: Sphinx, config: Config) -> None:
                 style_found.append(((str(d.location), ""),
                                     f"refbook_style = {style!r}: {d.message}"))
             elif d.code is Code.UNKNOWN_LOCALE:
-                found.append(("refbook_locale", f"refbook_locale = {locale!r}: {d.message}; "
-                                                f"{d.hint}"))
+                found.append(("refbook_locale",
+                              f"refbook_locale = {locale!r}: {d.message}; {d.hint}"))
             else:
                 found.append(("refbook_style", f"refbook_style = {style!r}: {d.message}"))
     _STYLE_PROBLEMS[id(config)] = bool(style_found) or any(

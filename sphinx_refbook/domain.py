@@ -20,11 +20,11 @@ from docutils import nodes
 from sphinx.domains import Domain
 from sphinx.util.nodes import make_refnode
 
-from refbook.styles import get_style
 from refbook import __version__, sealed
 from refbook.diagnostics import Code, Severity
 from refbook.models import Location
 from refbook.registry import CitationSite
+from refbook.styles import get_style
 from sphinx_refbook import report
 from sphinx_refbook.book import Book, ListSpec, cite_anchor, files_digest, resolve_book
 from sphinx_refbook.config import problems as config_problems

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from refbook.csl import Date, DatePart, Item, Name
 from refbook.ir import Text
 from refbook.models import Bibliography
@@ -77,10 +75,9 @@ def test_formatting_memo_survives_the_process(tmp_path) -> None:  # type: ignore
     from refbook import memo
     from refbook.styles import get_style
 
-    def load_style(_path: str) -> object:
-        return get_style("chicago-author-date").style()
+    def style_memo() -> dict[object, object]:
+        return get_style("chicago-author-date").style().memo
 
-    DATA = Path()
     reg = Registry()
     reg.set_document("ch1", find_citations("[@a; @b] and @c"))
     first = texts(reg)
@@ -88,16 +85,16 @@ def test_formatting_memo_survives_the_process(tmp_path) -> None:  # type: ignore
     [memo_file] = tmp_path.glob("style-chicago-author-date-*.pickle")
     assert memo_file.stat().st_size > 0
     # a new process: empty memo, nothing loaded yet
-    load_style(str(DATA / "chicago-author-date.csl")).memo.clear()
+    style_memo().clear()
     memo._LOADED.clear()
     memo._SAVED_SIZES.clear()
     again = reg.resolve(Bibliography(), ITEMS, "chicago-author-date", memo_dir=str(tmp_path))
     assert {k: to_text(v) for k, v in again.citations.items()} == first
     assert again.entries == res.entries
-    assert len(load_style(str(DATA / "chicago-author-date.csl")).memo) > 0
+    assert len(style_memo()) > 0
     # a corrupt cache file is ignored, never raised
     memo_file.write_bytes(b"not a pickle")
     memo._LOADED.clear()
-    load_style(str(DATA / "chicago-author-date.csl")).memo.clear()
+    style_memo().clear()
     assert reg.resolve(Bibliography(), ITEMS, "chicago-author-date",
                        memo_dir=str(tmp_path)).entries == res.entries

@@ -1174,7 +1174,7 @@ def _second_field_aligned(lf: Formatting, xs: list[Out]) -> Out:
     """``second-field-align``: the entry's first field (a number, a label) goes in a left margin
     box, the rest in a box beside it (``csl-left-margin``/``csl-right-inline``, as citeproc
     does); the layout's prefix stays before the box, its suffix and fonts go with the rest."""
-    fields = [x for x in xs if x is not None]
+    fields: list[Out] = [x for x in xs if x is not None]
     if len(fields) < 2:
         return formatted(lf, xs)
     margin = Fmt(Formatting(display="left-margin"), [fields[0]])

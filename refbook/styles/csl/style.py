@@ -236,7 +236,7 @@ _ELEMENTS = frozenset({
     "substitute", "group", "choose", "if", "else-if", "else", "terms", "term", "single",
     "multiple", "style-options", "title", "title-short", "id", "link", "author", "contributor",
     "category", "issn", "eissn", "issnl", "summary", "updated", "rights", "published",
-    "translator", "email", "uri", "translator", "editor", "institution", "skip-words",
+    "translator", "email", "uri", "editor", "institution", "skip-words",
 })
 #: attributes a rendering element cannot do without
 _REQUIRED = {
