@@ -80,7 +80,8 @@ def refbook_entries(bib: Path, csl: Path) -> list[str]:
         items = items_for(data)
     keys = list(dict.fromkeys(e.key for e in data))
     processor = style.processor([items[k] for k in keys])
-    return [" ".join(to_text(entry).split()) for _, entry in processor.bibliography()]
+    texts = [" ".join(to_text(entry).split()) for _, entry in processor.bibliography()]
+    return [t for t in texts if t]  # pandoc writes no paragraph for an empty entry
 
 
 def main() -> None:

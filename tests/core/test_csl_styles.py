@@ -355,3 +355,34 @@ def test_repository_style_matches_pandoc(name: str, tmp_path: Path, pandoc: str,
     theirs = pandoc_text(pandoc, bib, folder / f"{name}.csl")
     assert len(theirs) >= 30
     assert mine == theirs
+
+
+def test_label_of_a_variable_used_inside_substitute(
+        tmp_path: Path, pandoc: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # APA: a work without author is listed under its title, whose macro prints the edition and
+    # its label inside <substitute>: the label stays ("15th ed.")
+    bib = ("@manual{m, title = {The Manual}, edition = {15}, year = {2003}}\n"
+           "@book{b, author = {Doe, Jane}, title = {A Book}, edition = {2}, year = {2003}}\n")
+    style = csl(
+        '      <group delimiter=". ">\n'
+        '        <names variable="author"><substitute><text macro="title"/></substitute></names>\n'
+        '        <text macro="title"/>\n'
+        '      </group>').replace(
+        "  <citation>",
+        '  <macro name="title"><group delimiter=" "><text variable="title"/>'
+        '<group prefix="(" suffix=")" delimiter=" "><number variable="edition" form="ordinal"/>'
+        '<label variable="edition" form="short"/></group></group></macro>\n  <citation>')
+    mine, theirs = both(tmp_path, pandoc, capsys, bib, style)
+    assert mine == theirs
+    assert any("(15th ed.)" in p for p in mine)
+
+
+def test_label_plural_of_a_number_with_letters_and_a_hyphen(
+        tmp_path: Path, pandoc: str, capsys: pytest.CaptureFixture[str]) -> None:
+    bib = ("@patent{p, author = {Doe, Jane}, title = {Horn}, number = {EU-29702195U}, "
+           "year = {1998}}\n@patent{q, author = {Roe, Rick}, title = {Bell}, number = {123}, "
+           "year = {1999}}\n")
+    style = csl('      <group delimiter=" "><text variable="title"/><label variable="number" '
+                'form="short"/><text variable="number"/></group>')
+    mine, theirs = both(tmp_path, pandoc, capsys, bib, style)
+    assert mine == theirs

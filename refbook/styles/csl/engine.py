@@ -654,7 +654,8 @@ class Evaluator:
                 return text not in ("1", "0")
             if "\\-" in text:
                 return False
-            return len([p for p in split_nums(text) if isinstance(p, int)]) > 1
+            # citeproc: more than one chunk ("EU-29702195U", "12, 14") is plural
+            return len(split_nums(text)) > 1
 
         term: str | None
         if var == "locator":
@@ -669,17 +670,22 @@ class Evaluator:
                 term = self.locale.term("page", form, plural_of(loc))
         else:
             v = "editor" if var == "editortranslator" else var
+            # a variable used up by <substitute> still has its label (singular), as citeproc
+            # does: APA's "(15th ed.)" of an edition printed inside the author's substitute
+            used_up = v in self.substituted
             if v in NAME_VARS:
                 names = self.item.name_list(v)
-                if not names or v in self.substituted:
+                if not names:
                     return None
-                plural = len(names) > 1 if pluralize == "contextual" else pluralize == "always"
+                plural = (len(names) > 1 and not used_up if pluralize == "contextual"
+                          else pluralize == "always")
                 term = self.locale.term(var, form, plural)
             else:
                 val = stringify(self.item.var(v))
-                if not val or v in self.substituted:
+                if not val:
                     return None
-                term = self.locale.term(var, form, plural_of(val))
+                term = self.locale.term(var, form, not used_up and plural_of(val)
+                                        if pluralize == "contextual" else plural_of(val))
         if not term:
             return None
         if f.suffix and f.suffix.startswith(".") and term.endswith(".") and not f.strip_periods:
