@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from functools import cached_property
+from functools import cached_property, lru_cache
 from importlib.metadata import entry_points
 from importlib.util import find_spec
 from pathlib import Path
@@ -198,6 +198,13 @@ def bad_style(exc: StyleSyntaxError) -> Diagnostic:
 
 def available_styles() -> dict[str, type[CslStyle]]:
     """The installed style plugins by name (the built-ins included)."""
+    return dict(_plugins())
+
+
+@lru_cache(maxsize=1)
+def _plugins() -> dict[str, type[CslStyle]]:
+    # scanned once per process: reading every installed distribution's entry points costs
+    # ~50 ms, and hosts ask for the style on every page
     found: dict[str, type[CslStyle]] = {}
     for ep in entry_points(group=GROUP):
         found.setdefault(ep.name, ep.load())
@@ -243,7 +250,21 @@ def _repository_file(name: str) -> Path | None:
 
 def _file_style(path: Path, locale: str | None) -> FileStyle:
     """A style file, a dependent one resolved to its parent (the repository's file, or a file
-    of the parent's name next to it)."""
+    of the parent's name next to it); cached while the file is unchanged (hosts ask for the
+    style on every page)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return _read_file_style(path, locale)
+    return _cached_file_style(path, locale, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=64)
+def _cached_file_style(path: Path, locale: str | None, _mtime: int, _size: int) -> FileStyle:
+    return _read_file_style(path, locale)
+
+
+def _read_file_style(path: Path, locale: str | None) -> FileStyle:
     try:
         root = parse_xml(path.read_bytes(), str(path))
     except OSError as exc:
