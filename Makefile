@@ -54,6 +54,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/parse_speed.py
 	$(BIN)/python benchmarks/mkdocs_bench.py
 	$(BIN)/python benchmarks/sphinx_bench.py
+	$(BIN)/python benchmarks/csl_styles.py
 
 ci: test test-sphinx-matrix
 

@@ -24,7 +24,7 @@ from refbook.config import Config as CheckConfig
 from refbook.config import ConfigError as CheckConfigError
 from refbook.config import host_config
 from refbook.diagnostics import Code
-from refbook.styles import available_styles
+from refbook.styles import style_problems
 
 #: Scopes of a bibliography marker: the book's cited entries, this page's, every entry.
 SCOPES = ("book", "page", "all")
@@ -45,8 +45,13 @@ OPTIONS: tuple[Option, ...] = (
            "BibTeX/BibLaTeX files, relative to `mkdocs.yml` (at least one here or in `bib_file` "
            "or `bib_dir`). They are watched by `mkdocs serve`."),
     Option("style", str, "chicago-author-date",
-           "Citation style: an installed `refbook.styles` entry point (`chicago-author-date`, "
-           "`numeric`, …)."),
+           "Citation style: a built-in style (`chicago-author-date`, `numeric`), a path to a "
+           "`.csl` file (relative to `mkdocs.yml`; watched by `mkdocs serve`, an edit rebuilds), "
+           "or the name of a style of the CSL styles repository (`apa`, `ieee`, `nature`, … with "
+           "`pip install refbook[styles]`)."),
+    Option("locale", str, None,
+           "Locale of terms, dates and quotation marks (`de-DE`, `en-GB`, `fr`, …). Unset: the "
+           "style's `default-locale`, else `en-US`."),
     Option("strict", bool, False,
            "Fail the build on any error or warning from refbook even without `mkdocs build "
            "--strict`, listing every problem."),
@@ -109,10 +114,12 @@ OPTIONS: tuple[Option, ...] = (
            "mkdocs-bibtex 2.x: `true` shows the citation's text before its footnote references "
            "(`footnotes` output); `refbook` output always shows it."),
     Option("csl_file", str, None,
-           "mkdocs-bibtex: not supported (an error says what to do): refbook formats with its "
-           "own styles, see `style`."),
+           "mkdocs-bibtex: a CSL file, relative to `mkdocs.yml`, run by refbook's engine: the "
+           "same as `style` (set one of them; a URL is an error: nothing is downloaded at build "
+           "time)."),
     Option("csl_file_encoding", str, None,
-           "mkdocs-bibtex: not supported, as `csl_file`."),
+           "mkdocs-bibtex: the encoding of `csl_file`; refbook reads CSL files as XML, which "
+           "declare their encoding, so only UTF-8 (the CSL files' own) is accepted."),
 )
 
 #: mkdocs-bibtex's options: setting one asks for its output form (``output: auto``)
@@ -144,6 +151,7 @@ class Settings:
     """Validated option values; paths are absolute."""
 
     bib_files: tuple[str, ...]
+    #: a style name, or the absolute path of a .csl file
     style: str
     strict: bool
     references_page: str
@@ -172,6 +180,8 @@ class Settings:
     #: mkdocs-bibtex's ``bib_dir``, absolute: ``mkdocs serve`` watches the folder, so a new or
     #: removed ``.bib`` file in it rebuilds the site too
     bib_dir: str | None = None
+    #: the locale asked for (None: the style's default-locale)
+    locale: str | None = None
 
     def suppressed(self, code: Code, key: str = "") -> bool:
         names = {code.slug, code.qualified}
@@ -229,14 +239,12 @@ def _output(values: base.Config, given: frozenset[str]) -> str:
 
 def _bibtex_options(values: base.Config, output: str, given: frozenset[str]) -> dict[str, Any]:
     """mkdocs-bibtex's options as settings: each works for the output form, or is an error."""
-    for name in ("csl_file", "csl_file_encoding"):
-        if values[name] is not None:
-            msg = (f"refbook: mkdocs-bibtex's option {name!r} is not supported: refbook formats "
-                   "citations with its own styles and runs no arbitrary CSL file yet. Remove "
-                   f"{name!r} and set 'style' (installed: {', '.join(sorted(available_styles()))})"
-                   " — or package your .csl file as a refbook.styles plugin (a CslStyle "
-                   "subclass naming it) and set 'style' to its name")
-            raise PluginError(msg)
+    encoding = values["csl_file_encoding"]
+    if encoding is not None and _codec(str(encoding)) != "utf-8":
+        msg = (f"refbook: 'csl_file_encoding' is {encoding!r}: refbook reads CSL files as XML "
+               "in UTF-8 (as the CSL styles repository writes them); convert the file, e.g. "
+               f"iconv -f {encoding} -t utf-8, and remove 'csl_file_encoding'")
+        raise PluginError(msg)
     footnote_format = values["footnote_format"]
     if footnote_format is not None and "{key}" not in footnote_format:
         msg = f"refbook: 'footnote_format' must hold the placeholder {{key}}, got {footnote_format!r}"
@@ -287,11 +295,7 @@ def settings_from(values: base.Config, config_file: str | None,
     paths = _bib_paths(values, root)
     output = _output(values, given)
     bibtex = _bibtex_options(values, output, given)
-    style = values["style"]
-    styles = available_styles()
-    if style not in styles:
-        msg = f"refbook: unknown 'style' {style!r}; installed styles: {', '.join(sorted(styles))}"
-        raise PluginError(msg)
+    style, locale = _style(values, root, given)
     page = str(values["references_page"]).strip("/")
     if not page.endswith(".md") or ".." in page.split("/"):
         msg = f"refbook: 'references_page' must be a .md path inside docs_dir, got {page!r}"
@@ -318,10 +322,50 @@ def settings_from(values: base.Config, config_file: str | None,
         nocite=tuple(values["nocite"]),
         backlinks=bool(values["backlinks"]), tooltips=bool(values["tooltips"]),
         stylesheet=bool(values["stylesheet"]),
-        suppress_warnings=frozenset(values["suppress_warnings"]), root=root, **bibtex,
+        suppress_warnings=frozenset(values["suppress_warnings"]), root=root, locale=locale,
         bib_dir=(os.path.normpath(os.path.join(root, str(values["bib_dir"])))
                  if values["bib_dir"] is not None else None),
+        **bibtex,
     )
+
+
+def _codec(name: str) -> str:
+    import codecs
+
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return ""
+
+
+def _style(values: base.Config, root: str, given: frozenset[str]) -> tuple[str, str | None]:
+    """The style (a name, or a .csl file's absolute path) and locale, checked: ``style`` or
+    mkdocs-bibtex's ``csl_file``, paths relative to ``mkdocs.yml``."""
+    style = str(values["style"])
+    option = "style"
+    csl_file = values["csl_file"]
+    if csl_file is not None:
+        csl_file = str(csl_file)
+        if re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", csl_file):
+            msg = (f"refbook: 'csl_file' is the URL {csl_file!r}: refbook reads no network at "
+                   "build time; download it to a file and set csl_file to it, or set 'style' to "
+                   "its name in the CSL styles repository (pip install refbook[styles])")
+            raise PluginError(msg)
+        if "style" in given and style != csl_file:
+            msg = (f"refbook: 'style' ({style!r}) and mkdocs-bibtex's 'csl_file' ({csl_file!r}) "
+                   "name different styles; keep one of them")
+            raise PluginError(msg)
+        style, option = csl_file, "csl_file"
+    if style.endswith(".csl") or "/" in style or os.sep in style:
+        style = os.path.normpath(os.path.join(root, os.path.expanduser(style)))
+    locale = values["locale"]
+    for d in style_problems(style, base=root, locale=locale):
+        where = f"{d.location}: " if d.location is not None else ""
+        name = "locale" if d.code is Code.UNKNOWN_LOCALE else option
+        hint = f" ({d.hint})" if d.code is not Code.BAD_STYLE and d.hint else ""
+        msg = f"refbook: {where}{name!r} option: {d.message}{hint}"
+        raise PluginError(msg)
+    return style, locale
 
 
 def options_table() -> str:

@@ -65,6 +65,7 @@ from refbook.render.html import WORD_JOINER, to_title
 from refbook.render.markdown import escape_markdown, to_markdown
 from refbook.render.reference_list import CitingPlace, backlinks, rendered_title
 from refbook.render.text import one_line
+from refbook.styles import CslStyle, StyleError, get_style
 from refbook.syntax import find_citations
 from refbook.validate import apply_config, check_bibliography
 from refbook.validate.citations import unused_entries
@@ -318,6 +319,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self.nav_order: list[str] = []
         self.bibliography: Bibliography | None = None
         self.items: Mapping[str, Item] = {}
+        self.style: CslStyle = get_style("chicago-author-date")
         self.resolution: Resolution | None = None
         self.generated_page = False
         self.list_appended_to: str | None = None
@@ -379,6 +381,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             # the folder, not only the files found now: MkDocs loads the config again on each
             # rebuild, so a .bib file added to it (or removed) is read (or dropped) then
             server.watch(s.bib_dir)
+        if os.path.isfile(s.style):  # a .csl file: an edit rebuilds
+            server.watch(s.style)
         return server
 
     @property
@@ -394,7 +398,12 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             self.pages = {}
             self._page_objects = {}
         self.bibliography = read_bibliography(self._settings.bib_files)
-        self.items = items_for(self.bibliography)
+        # read afresh every build: an edited .csl file (under `mkdocs serve`) has a new digest
+        try:
+            self.style = get_style(self._settings.style, locale=self._settings.locale)
+        except StyleError as exc:  # the file changed into a broken one since on_config
+            raise PluginError(f"refbook: {exc.diagnostic.format()}") from None
+        self.items = items_for(self.bibliography, self.style.language)
         check_key = (id(self.bibliography), self._settings.check)
         if check_key != self._check_key:
             # the rules run once per version of the .bib files (a page edit reuses the result)
@@ -535,7 +544,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             nocite.append("*")
         # What the formatting depends on: not lines or sections, so an edit of prose (the usual
         # edit under `mkdocs serve`) reuses the last resolution and only re-locates diagnostics.
-        key = (id(self.bibliography), s.style, tuple(order), tuple(nocite),
+        key = (id(self.bibliography), self.style.digest, tuple(order), tuple(nocite),
                tuple((u, tuple((x.citation.refs, x.citation.mode) for x in sites[u]))
                      for u in order))
         if key != self._resolve_key or self.resolution is None:
@@ -544,7 +553,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 registry.add_sites(uri, sites[uri])
             # keys are looked up ignoring letter case, as mkdocs-bibtex (pybtex) does, each
             # such citation a key-case warning (docs/mkdocs-migration.md)
-            self.resolution = registry.resolve(self.bibliography, self.items, s.style,
+            self.resolution = registry.resolve(self.bibliography, self.items, self.style,
                                                order=order, nocite=nocite, fold_case=True)
             self._entry_map = dict(self.resolution.entries)
             self._entry_texts = {}
@@ -771,7 +780,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 if backlinks and self._settings.backlinks else {})
         place = (posixpath.splitext(data.src_uri)[0], index)
         return (bibliography_html(entries, home=home, place=place, backlinks=back,
-                                  style=self._settings.style),
+                                  style=self.style),
                 ids_done or home)
 
     @event_priority(100)  # what the page holds before any other plugin changes it

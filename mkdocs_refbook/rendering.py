@@ -19,7 +19,7 @@ from refbook.ir import Span
 from refbook.render import reference_list
 from refbook.render.html import escape_title, to_html
 from refbook.render.text import to_line
-from refbook.styles import get_style
+from refbook.styles import CslStyle, get_style
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
@@ -85,7 +85,7 @@ def entry_text(ir: Inlines) -> str:
 
 def bibliography_html(entries: Iterable[tuple[str, Inlines]], *, home: bool,
                       place: tuple[str, int], backlinks: Mapping[str, BackLinks | None],
-                      style: str) -> str:
+                      style: str | CslStyle) -> str:
     """A reference list as the core lays it out (``refbook.render.reference_list``), element
     for element what the Sphinx extension writes as nodes. The book's list (``home``) anchors
     its entries ``ref-<key>``; another, the ``place[1]``-th list of the page ``place[0]``,

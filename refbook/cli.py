@@ -22,7 +22,13 @@ from refbook.registry import Registry
 from refbook.render.html import to_html
 from refbook.render.markdown import to_markdown
 from refbook.render.text import to_text
-from refbook.styles import UnknownStyleError, available_styles, get_style
+from refbook.styles import (
+    StyleError,
+    UnknownStyleError,
+    available_styles,
+    get_style,
+    locale_problem,
+)
 from refbook.syntax import parse_citation
 
 if TYPE_CHECKING:
@@ -43,19 +49,31 @@ def _parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("render", help="print the formatted reference list of .bib files")
     r.add_argument("bib", nargs="+", metavar="BIB", help=".bib files (BibTeX or BibLaTeX)")
-    r.add_argument("--style", default="chicago-author-date", help=f"one of: {', '.join(styles)}")
+    _style_arguments(r, styles)
     r.add_argument("--format", choices=sorted(RENDERERS), default="text")
 
     c = sub.add_parser("cite", help="render one citation written in Pandoc syntax")
     c.add_argument("bib", nargs="+", metavar="BIB")
     c.add_argument("citation", metavar="CITATION", help="e.g. '[see @key, p. 3; @other]'")
-    c.add_argument("--style", default="chicago-author-date", help=f"one of: {', '.join(styles)}")
+    _style_arguments(c, styles)
     c.add_argument("--format", choices=sorted(RENDERERS), default="text")
 
     from refbook.validate.command import add_check_parser
 
     add_check_parser(sub)
     return p
+
+
+STYLE_HELP = ("a built-in style ({}), a .csl file (relative to the working directory), or a "
+              "style of the CSL styles repository (apa, ieee, nature, …; needs refbook[styles])")
+LOCALE_HELP = ("the locale of terms, dates and quotation marks (de-DE, en-GB, fr …); default: "
+               "the style's default-locale, else en-US")
+
+
+def _style_arguments(p: argparse.ArgumentParser, styles: Sequence[str]) -> None:
+    p.add_argument("--style", default="chicago-author-date", metavar="STYLE",
+                   help=STYLE_HELP.format(", ".join(styles)))
+    p.add_argument("--locale", default=None, metavar="LANG", help=LOCALE_HELP)
 
 
 def _report(diags: Sequence[Diagnostic]) -> None:
@@ -85,18 +103,24 @@ def _main(argv: Sequence[str] | None) -> int:
 
         return run_check(args, parser)
     try:
-        get_style(args.style)
+        style = get_style(args.style, locale=args.locale)
     except UnknownStyleError as exc:
         parser.error(str(exc))
+    except StyleError as exc:  # a .csl file that cannot run: where and why, no traceback
+        _report([exc.diagnostic])
+        return 1
+    problem = locale_problem(args.locale)
+    if problem is not None:
+        parser.error(problem.message + f"; {problem.hint}")
     bib = read_bibliography(args.bib)
     _report(bib.diagnostics)
     if any(d.code in (Code.FILE,) for d in bib.diagnostics):
         return 1
-    items = items_for(bib)
+    items = items_for(bib, style.language)
     render = RENDERERS[args.format]
     if args.command == "render":
         registry = Registry()
-        res = registry.resolve(bib, items, args.style, nocite=["*"])
+        res = registry.resolve(bib, items, style, nocite=["*"])
         sep = "\n" if args.format == "html" else "\n\n"
         body = [render(entry) for _, entry in res.entries]
         if args.format == "html":
@@ -112,7 +136,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return 2
     registry = Registry()
     registry.set_document("<command line>", [citation])
-    res = registry.resolve(bib, items, args.style)
+    res = registry.resolve(bib, items, style)
     _report(res.diagnostics)
     print(render(res.citations[("<command line>", 0)]))
     errors = [d for d in res.diagnostics if d.effective_severity is Severity.ERROR]

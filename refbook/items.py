@@ -20,9 +20,12 @@ if TYPE_CHECKING:
 
 
 @lru_cache(maxsize=65536)
-def _item(entry: Entry) -> Item:
-    # pandoc maps an entry of a .bibtex file with its BibTeX rules, any other with BibLaTeX's
-    return entry_to_item(entry, biblatex=not is_bibtex_file(entry.location.file))
+def _item(entry: Entry, language: str = "en-US") -> Item:
+    # pandoc maps an entry of a .bibtex file with its BibTeX rules, any other with BibLaTeX's;
+    # the document's language decides whether English titles are sentence-cased (pandoc's
+    # BibTeX reader does so only when it, and the entry's langid, are English)
+    return entry_to_item(entry, default_language=language,
+                         biblatex=not is_bibtex_file(entry.location.file))
 
 
 class Items(Mapping[str, "Item"]):
@@ -32,24 +35,25 @@ class Items(Mapping[str, "Item"]):
     given them to its children): it has no item, as in biblatex and pandoc.
     """
 
-    def __init__(self, bibliography: Bibliography) -> None:
-        self._bib = bibliography
+    def __init__(self, bibliography: Bibliography, language: str = "en-US") -> None:
+        self.bibliography = bibliography
+        self.language = language
 
     def __getitem__(self, key: str) -> Item:
-        entry = self._bib.get(key)
+        entry = self.bibliography.get(key)
         if entry is None or entry.type == "xdata":
             raise KeyError(key)
-        return _item(entry)
+        return _item(entry, self.language)
 
     def __contains__(self, key: object) -> bool:
         if not isinstance(key, str):
             return False
-        entry = self._bib.get(key)
+        entry = self.bibliography.get(key)
         return entry is not None and entry.type != "xdata"
 
     def __iter__(self) -> Iterator[str]:
         seen: set[str] = set()
-        for e in self._bib:
+        for e in self.bibliography:
             if e.key not in seen and e.type != "xdata":
                 seen.add(e.key)
                 yield e.key
@@ -58,6 +62,7 @@ class Items(Mapping[str, "Item"]):
         return sum(1 for _ in self)
 
 
-def items_for(bibliography: Bibliography) -> Items:
-    """CSL items of every entry, by key, converted lazily."""
-    return Items(bibliography)
+def items_for(bibliography: Bibliography, language: str = "en-US") -> Items:
+    """CSL items of every entry, by key, converted lazily. ``language``: the locale of the style
+    in use (``CslStyle.language``)."""
+    return Items(bibliography, language)

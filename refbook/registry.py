@@ -12,8 +12,9 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code, Diagnostic
+from refbook.items import Items
 from refbook.models import Location
-from refbook.styles import CiteItem, get_style
+from refbook.styles import CiteItem, CslStyle, get_style
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -128,18 +129,25 @@ class Registry:
                 seen.setdefault(k, None)
         return list(seen)
 
-    def resolve(self, bibliography: Bibliography, items: Mapping[str, Item], style_name: str, *,
+    def resolve(self, bibliography: Bibliography, items: Mapping[str, Item],
+                style_name: str | CslStyle, *,
                 order: Sequence[str] | None = None, nocite: Sequence[str] = (),
-                memo_dir: str | None = None, fold_case: bool = False) -> Resolution:
+                memo_dir: str | None = None, fold_case: bool = False,
+                locale: str | None = None) -> Resolution:
         """Format every citation and the list, book-wide.
 
-        ``items`` maps keys to CSL items (``refbook.bibtex_csl.items_for``). ``nocite`` adds keys
-        to the list without a citation (``*`` adds every entry). ``memo_dir`` (a host's cache
-        folder) keeps formatting results across processes. ``fold_case``: a key that no entry
-        has but one has with other letter case stands for that entry (a ``key-case`` warning),
-        as pybtex and so mkdocs-bibtex look keys up; otherwise it is unknown (``cite-case``).
+        ``items`` maps keys to CSL items (``refbook.items.items_for``). ``style_name``: a style
+        (or what :func:`refbook.styles.get_style` takes), ``locale`` overriding its
+        ``default-locale``. ``nocite`` adds keys to the list without a citation (``*`` adds every
+        entry). ``memo_dir`` (a host's cache folder) keeps formatting results across processes.
+        ``fold_case``: a key that no entry has but one has with other letter case stands for
+        that entry (a ``key-case`` warning), as pybtex and so mkdocs-bibtex look keys up;
+        otherwise it is unknown (``cite-case``).
         """
-        style = get_style(style_name)
+        style = get_style(style_name, locale=locale)
+        if isinstance(items, Items) and items.language != style.language:
+            # titles are converted for the style's language (sentence case only in English)
+            items = Items(items.bibliography, style.language)
         keys = KeyIndex(items)
         written = self.sites(order)
         aliases = _case_aliases(written, nocite, items, keys) if fold_case else {}

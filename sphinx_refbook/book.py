@@ -33,7 +33,7 @@ from refbook.render.reference_list import (
 )
 from refbook.render.reference_list import backlinks as entry_backlinks
 from refbook.render.text import to_line
-from refbook.styles import get_style
+from refbook.styles import CslStyle, get_style
 from refbook.styles.pybtex_bridge import format_entries, format_entry
 from refbook.styles.pybtex_refs import BUILTIN, Ref, author_part
 from refbook.validate import apply_config, check_bibliography
@@ -147,15 +147,16 @@ class LazyItems(dict[str, "Item"]):
     "unknown key" test and its "did you mean" hint see the whole book.
     """
 
-    def __init__(self, bibliography: Bibliography) -> None:
+    def __init__(self, bibliography: Bibliography, language: str = "en-US") -> None:
         super().__init__()
         self._bib = bibliography
+        self._language = language
 
     def __missing__(self, key: str) -> Item:
         entry = self._bib.get(key)
         if entry is None:
             raise KeyError(key)
-        item = _item(entry)
+        item = _item(entry, self._language)
         self[key] = item
         return item
 
@@ -177,7 +178,7 @@ def cite_anchor(docname: str, index: int) -> str:
 def resolve_book(
     *,
     bibfiles: Sequence[str],
-    style: str,
+    style: str | CslStyle,
     sites: Mapping[str, tuple[CitationSite, ...]],
     specs: Sequence[ListSpec],
     nocite: Mapping[str, tuple[str, ...]],
@@ -200,6 +201,7 @@ def resolve_book(
     sphinxcontrib-bibtex's look (pybtex's lists and labels, its referencing styles) over the same
     lists, links and checks."""
     bib = read_bibliography(list(bibfiles), cache_dir=cache_dir)
+    style = get_style(style)
     cited_sites = sites
     aliases: dict[str, str] = {}
     if compat is not None:
@@ -251,7 +253,7 @@ def resolve_book(
     extra = [] if everything else sorted(
         {k for keys in wanted.values() for k in keys} - cited_set - set(nocited))
     nocite_arg = ["*"] if everything else [*dict.fromkeys(nocited), *extra]
-    csl_items = LazyItems(bib)
+    csl_items = LazyItems(bib, style.language)
     res = registry.resolve(bib, csl_items, style, order=doc_order, nocite=nocite_arg,
                            memo_dir=cache_dir)
     entries = dict(res.entries)
@@ -334,7 +336,7 @@ def resolve_book(
     return book
 
 
-def _footnotes(bib: Bibliography, items: LazyItems, style: str, doc_order: Sequence[str],
+def _footnotes(bib: Bibliography, items: LazyItems, style: CslStyle, doc_order: Sequence[str],
                footsites: Mapping[str, tuple[CitationSite, ...]],
                cache_dir: str | None) -> tuple[Resolution, set[str]]:
     """The footnote citations formatted book-wide on their own (what a footnote shows is an
@@ -367,11 +369,11 @@ def author_spans(ir: Inlines) -> list[Span]:
 
 
 def _foot_authors(res: Resolution, footsites: Mapping[str, tuple[CitationSite, ...]],
-                  items: LazyItems, style: str) -> dict[tuple[str, int], dict[str, Inlines]]:
+                  items: LazyItems, style: CslStyle) -> dict[tuple[str, int], dict[str, Inlines]]:
     """What a textual footnote citation shows before each mark: the style's author part of a
     narrative citation; a numeric style, which has none (its narrative citation is the number),
     the authors' family names ("A", "A and B", "A et al.", every name for the ``s`` forms)."""
-    author_date = get_style(style).kind == "author-date"
+    author_date = get_style(style).kind != "numeric"
     out: dict[tuple[str, int], dict[str, Inlines]] = {}
     for doc, sites in footsites.items():
         for s in sites:

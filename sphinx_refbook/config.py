@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from refbook.config import Config as CheckConfig
 from refbook.config import ConfigError as CheckConfigError
 from refbook.config import host_config
-from refbook.styles import available_styles
+from refbook.diagnostics import Code
+from refbook.styles import style_problems
 from sphinx_refbook import report
 from sphinx_refbook.compat import COMPAT_OPTIONS, Compat, compat_problems, compat_settings
 
@@ -45,9 +46,15 @@ OPTIONS: tuple[Option, ...] = (
            "The .bib files of the book, relative to the source directory (strings or "
            "`pathlib.Path`)."),
     Option("style", "chicago-author-date", (str,),
-           "The citation style (an installed refbook style: chicago-author-date, numeric, …). "
-           "Not set (nor `refbook_bibfiles`) in a project that sets `bibtex_*` options: "
-           "sphinxcontrib-bibtex's look (see Migrating from sphinxcontrib-bibtex)."),
+           "The citation style: a built-in style (`chicago-author-date`, `numeric`), a path to a "
+           "`.csl` file (relative to the folder of `conf.py`; an edit of the file rebuilds), or "
+           "the name of a style of the CSL styles repository (`apa`, `ieee`, `nature`, … with "
+           "`pip install refbook[styles]`). Not set (nor `refbook_bibfiles`) in a project that "
+           "sets `bibtex_*` options: sphinxcontrib-bibtex's look (see Migrating from "
+           "sphinxcontrib-bibtex)."),
+    Option("locale", None, (str, type(None)),
+           "The locale of terms, dates and quotation marks (`de-DE`, `en-GB`, `fr`, …). Unset: "
+           "the style's `default-locale`, else `en-US`."),
     Option("strict", False, (bool,),
            "Fail the build on any refbook problem, even without `-W`, listing every problem."),
     Option("backlinks", True, (bool,),
@@ -82,6 +89,7 @@ class Settings:
     """The validated options."""
 
     bibfiles: tuple[str, ...]
+    #: the style as written, a relative .csl path made absolute (relative to conf.py's folder)
     style: str
     strict: bool
     backlinks: bool
@@ -98,6 +106,8 @@ class Settings:
     #: sphinxcontrib-bibtex's look (pybtex styles, its referencing styles): a project that sets
     #: bibtex_* options and no refbook_style; None: refbook's own styles
     compat: Compat | None = None
+    #: the locale asked for (None: the style's default-locale)
+    locale: str | None = None
 
 
 #: id(Sphinx config) → its validation options, computed once at ``config-inited`` (reading
@@ -109,6 +119,16 @@ _PROBLEMS: dict[int, tuple[str, ...]] = {}
 
 #: id(Sphinx config) → the folder of conf.py (sphinxcontrib-bibtex's paths are relative to it)
 _CONFDIRS: dict[int, str] = {}
+
+#: id(Sphinx config) → whether refbook_style / refbook_locale were unusable at config-inited
+_STYLE_PROBLEMS: dict[int, bool] = {}
+
+
+def _style_path(style: str, confdir: str) -> str:
+    """A ``.csl`` path relative to the folder of ``conf.py`` made absolute (names stay names)."""
+    if (style.endswith(".csl") or "/" in style or os.sep in style) and confdir:
+        return os.path.normpath(os.path.join(confdir, os.path.expanduser(style)))
+    return style
 
 
 def register(app: Sphinx) -> None:
@@ -136,8 +156,9 @@ def settings(config: Config) -> Settings:
             values["bibfiles_dir"] = _CONFDIRS.get(id(config), "")
     values["bibfiles"] = tuple(_path(p) for p in values["bibfiles"] if _path(p))
     values["latin1"] = ENCODINGS.get(_codec(getattr(config, "bibtex_encoding", ""))) == "latin-1"
-    if values["style"] not in available_styles():
-        values["style"] = _default("style")
+    values["style"] = _style_path(values["style"], _CONFDIRS.get(id(config), ""))
+    if _STYLE_PROBLEMS.get(id(config)):
+        values["style"] = _default("style")  # the build is idle and fails (see problems)
     check = _CHECKS.get(id(config))
     if check is None:  # a config that did not pass config-inited (never in a real build)
         try:
@@ -217,9 +238,10 @@ def validate(app: Sphinx, config: Config) -> None:
     try:
         # the rules that ask whether a fix changes the output ask the book's style
         style = config.refbook_style if isinstance(config.refbook_style, str) else ""
+        if style and os.path.isfile(os.path.join(app.confdir or ".", style)):
+            style = os.path.join(app.confdir or ".", style)  # a .csl file beside conf.py
         check, _ = host_config(given_check, app.confdir or ".",
-                               strict=config.refbook_strict is True,
-                               style=style if style in available_styles() else "")
+                               strict=config.refbook_strict is True, style=style)
     except CheckConfigError as exc:
         check = CheckConfig(strict=config.refbook_strict is True)
         where = "refbook_check: " if given_check is not None else ""
@@ -251,14 +273,26 @@ def validate(app: Sphinx, config: Config) -> None:
             "bibtex_encoding = 'latin-1'); convert the files to UTF-8, e.g. with "
             f"iconv -f {encoding} -t utf-8")))
     style = config.refbook_style
-    styles = available_styles()
-    if isinstance(style, str) and style not in styles:
-        found.append(("refbook_style", (f"refbook_style = {style!r} is not an installed style; "
-                                       f"choose one of: {', '.join(sorted(styles))}")))
+    locale = config.refbook_locale if isinstance(config.refbook_locale, str) else None
+    style_found: list[tuple[tuple[str | None, str], str]] = []
+    if isinstance(style, str):
+        for d in style_problems(style, base=app.confdir or ".", locale=locale):
+            if d.code is Code.BAD_STYLE and d.location is not None:
+                # the file's own line: where the fix is
+                style_found.append(((str(d.location), ""),
+                                    f"refbook_style = {style!r}: {d.message}"))
+            elif d.code is Code.UNKNOWN_LOCALE:
+                found.append(("refbook_locale",
+                              f"refbook_locale = {locale!r}: {d.message}; {d.hint}"))
+            else:
+                found.append(("refbook_style", f"refbook_style = {style!r}: {d.message}"))
     compat = compat_mode(config)
     found += compat_problems(config, compat=compat)
-    _PROBLEMS[id(config)] = tuple(message for _, message in found)
-    located = [(_origin(name, app, config), message) for name, message in found]
+    _STYLE_PROBLEMS[id(config)] = bool(style_found) or any(
+        n in ("refbook_style", "refbook_locale") for n, _ in found)
+    _PROBLEMS[id(config)] = tuple(message for _, message in found) + tuple(
+        message for _, message in style_found)
+    located = [(_origin(name, app, config), message) for name, message in found] + style_found
     for (place, suffix), message in sorted(located, key=lambda x: _line_of(x[0][0])):
         report.config_error(message, place, suffix)
     if compat and not found:

@@ -28,6 +28,7 @@ from refbook.diagnostics import Code, Severity
 from refbook.models import Location
 from refbook.readers import read_bibliography
 from refbook.registry import CitationSite
+from refbook.styles import get_style
 from refbook.syntax import Citation
 from sphinx_refbook import report
 from sphinx_refbook.book import Book, ListSpec, cite_anchor, files_digest, resolve_book
@@ -202,8 +203,10 @@ class RefbookDomain(Domain):
         auto_doc = env.config.root_doc if s.auto_bibliography else None
         bibfiles = self.bibfiles()
         syntaxes = page_syntaxes(env)
+        # the style's content digest, not its name: an edited .csl file formats the book anew
+        style = get_style(s.style, locale=s.locale)
         key = files_digest([*bibfiles]) + _digest(repr((
-            __version__, ENV_VERSION, s.style, s.backlinks, auto_doc, order, titles, specs,
+            __version__, ENV_VERSION, style.digest, s.backlinks, auto_doc, order, titles, specs,
             s.latin1, syntaxes, s.compat,
             sorted(self.nocite.items()), sorted(self.data.get("nocite_at", {}).items()), s.check,
             [(doc, [(x.index, x.citation.refs, x.citation.mode, x.section, x.anchor, x.form,
@@ -218,7 +221,7 @@ class RefbookDomain(Domain):
         book = _load(cache_dir / "book.pickle", key) if self.data.get("book_key") == key else None
         if book is None:
             book = resolve_book(
-                bibfiles=bibfiles, style=s.style, sites=self.sites, specs=specs,
+                bibfiles=bibfiles, style=style, sites=self.sites, specs=specs,
                 nocite=self.nocite, order=order, titles=titles, backlinks=s.backlinks,
                 cache_dir=str(cache_dir), auto_doc=auto_doc, check=s.check,
                 footsites=self.footsites, syntaxes=syntaxes, compat=s.compat,

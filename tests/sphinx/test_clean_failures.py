@@ -77,10 +77,10 @@ def test_a_clean_strict_build_succeeds(copy_root: Callable[[str], Path]) -> None
 
 def test_bad_option_on_the_command_line(copy_root: Callable[[str], Path]) -> None:
     src = copy_root("roles")
-    run = sphinx_build(src, "-D", "refbook_style=apa")
+    run = sphinx_build(src, "-D", "refbook_style=apaa")
     assert_clean_failure(run)
-    assert ("ERROR: refbook_style = 'apa' is not an installed style; choose one of: "
-            "chicago-author-date, numeric (set on the command line: -D refbook_style=apa)"
+    assert ("ERROR: refbook_style = 'apaa': unknown style 'apaa'; installed styles: "
+            "chicago-author-date, numeric (set on the command line: -D refbook_style=apaa)"
             ) in run.stderr
     assert "refbook: the configuration has 1 problem(s)" in run.stderr
 
@@ -91,12 +91,12 @@ def test_every_configuration_problem_at_its_line_of_conf_py(
     conf = src / "conf.py"
     start = conf.read_text(encoding="utf-8").count("\n")
     with conf.open("a", encoding="utf-8") as f:
-        f.write("refbook_style = 'apa'\nrefbook_backlinks = 'yes'\n"
+        f.write("refbook_style = 'apaa'\nrefbook_backlinks = 'yes'\n"
                 "refbook_check = {'colour': 'red'}\n")
     run = sphinx_build(src)
     assert_clean_failure(run)
     err = run.stderr
-    assert (f"{conf}:{start + 1}: ERROR: refbook_style = 'apa' is not an installed style") in err
+    assert (f"{conf}:{start + 1}: ERROR: refbook_style = 'apaa': unknown style 'apaa'") in err
     assert (f"{conf}:{start + 2}: ERROR: refbook_backlinks must be a bool, not str ('yes')"
             ) in err
     assert (f"{conf}:{start + 3}: ERROR: refbook_check: unknown validation option(s): colour"

@@ -108,8 +108,11 @@ def test_role_syntax_error(copy_root: Callable[[str], Path], build: Callable[...
 
 @pytest.mark.parametrize(("line", "message"), [
     ("refbook_bibfiles = []", "refbook_bibfiles is empty: list the book's .bib files in conf.py"),
-    ("refbook_style = 'nope'", ("refbook_style = 'nope' is not an installed style; choose one "
-                                "of: chicago-author-date, numeric")),
+    ("refbook_style = 'nope'", ("refbook_style = 'nope': unknown style 'nope'; installed "
+                                "styles: chicago-author-date, numeric")),
+    ("refbook_locale = 'xx-YY'", "refbook_locale = 'xx-YY': locale 'xx-YY' is not a CSL locale"),
+    ("refbook_style = 'missing.csl'", ("refbook_style = 'missing.csl': style 'missing.csl': "
+                                       "there is no file ")),
     ("refbook_strict = 'yes'", "refbook_strict must be a bool, not str ('yes')"),
     ("bibtex_bibfiles = 'refs.bib'", "bibtex_bibfiles must be a list of .bib paths, not str"),
     ("refbook_check = {'severity': {'nosuchrule': 'info'}}",

@@ -272,7 +272,12 @@ class Evaluator:
                 else:
                     xs = [Linked(url, [x for x in xs if x is not None])]
         if bibliography:
-            return formatted(formatting_of(layout.attrs), xs)
+            lf = formatting_of(layout.attrs)
+            if (area.attrs.get("second-field-align") in ("flush", "margin")
+                    and not any("display" in c.attrs for c in layout.children)):
+                # a layout that places its fields with display="…" itself keeps its boxes
+                return _second_field_aligned(lf, xs)
+            return formatted(lf, xs)
         return grouped(xs)
 
     def sort_key(self, area: Node, key: Node, item: Item, disamb: Disamb) -> list[str] | None:
@@ -411,8 +416,10 @@ class Evaluator:
 
     def _is_english(self) -> bool:
         assert self.item is not None
-        lang = self.item.language or "en-US"
-        return lang.lower().startswith("en")
+        # CSL 1.0.2, "Title case conversion": English items only; an item without a language
+        # is in the locale's language (so a German style leaves its titles alone)
+        lang = self.item.language or self.locale.lang
+        return lang.lower() == "en" or lang.lower().startswith("en-")
 
     def group(self, nodes: list[Node], f: Formatting, *, is_macro: bool) -> Out:
         old_called, old_nonempty = self.var_count
@@ -443,10 +450,11 @@ class Evaluator:
                 if cond == "type":
                     results.append(item.type == v)
                 elif cond == "variable":
+                    # a variable used up by <substitute> is suppressed in the rest of the
+                    # *output* (CSL 1.0.2, "Substitution"); a condition still sees it present,
+                    # as citeproc does (APA's publisher test after an editor substitution)
                     if v == "locator":
                         results.append(bool(self.locator))
-                    elif v in self.substituted:
-                        results.append(False)
                     else:
                         results.append(item.has(v))
                 elif cond == "is-numeric":
@@ -646,7 +654,8 @@ class Evaluator:
                 return text not in ("1", "0")
             if "\\-" in text:
                 return False
-            return len([p for p in split_nums(text) if isinstance(p, int)]) > 1
+            # citeproc: more than one chunk ("EU-29702195U", "12, 14") is plural
+            return len(split_nums(text)) > 1
 
         term: str | None
         if var == "locator":
@@ -661,17 +670,22 @@ class Evaluator:
                 term = self.locale.term("page", form, plural_of(loc))
         else:
             v = "editor" if var == "editortranslator" else var
+            # a variable used up by <substitute> still has its label (singular), as citeproc
+            # does: APA's "(15th ed.)" of an edition printed inside the author's substitute
+            used_up = v in self.substituted
             if v in NAME_VARS:
                 names = self.item.name_list(v)
-                if not names or v in self.substituted:
+                if not names:
                     return None
-                plural = len(names) > 1 if pluralize == "contextual" else pluralize == "always"
+                plural = (len(names) > 1 and not used_up if pluralize == "contextual"
+                          else pluralize == "always")
                 term = self.locale.term(var, form, plural)
             else:
                 val = stringify(self.item.var(v))
-                if not val or v in self.substituted:
+                if not val:
                     return None
-                term = self.locale.term(var, form, plural_of(val))
+                term = self.locale.term(var, form, not used_up and plural_of(val)
+                                        if pluralize == "contextual" else plural_of(val))
         if not term:
             return None
         if f.suffix and f.suffix.startswith(".") and term.endswith(".") and not f.strip_periods:
@@ -1160,3 +1174,16 @@ def _link_titles(o: Out, url: str) -> Out:
     if isinstance(o, Linked):
         return o
     return Fmt(o.f, [_link_titles(k, url) for k in o.kids])
+
+
+def _second_field_aligned(lf: Formatting, xs: list[Out]) -> Out:
+    """``second-field-align``: the entry's first field (a number, a label) goes in a left margin
+    box, the rest in a box beside it (``csl-left-margin``/``csl-right-inline``, as citeproc
+    does); the layout's prefix stays before the box, its suffix and fonts go with the rest."""
+    fields: list[Out] = [x for x in xs if x is not None]
+    if len(fields) < 2:
+        return formatted(lf, xs)
+    margin = Fmt(Formatting(display="left-margin"), [fields[0]])
+    rest = Fmt(Formatting(**{**{k: getattr(lf, k) for k in Formatting.__slots__},
+                             "prefix": None, "display": "right-inline"}), fields[1:])
+    return formatted(Formatting(prefix=lf.prefix), [margin, rest])

@@ -461,3 +461,24 @@ def punctuation_inside_quotes(inl: Inlines) -> Inlines:
         out.append(n)
         i += 1
     return tuple(out)
+
+
+DEFAULT_QUOTES = ("\u201c", "\u201d", "\u2018", "\u2019")
+
+
+def localize_quotes(inl: Inlines, quotes: tuple[str, str, str, str], depth: int = 0) -> Inlines:
+    """Quoted text written with the locale's marks (en-GB ‘…’, de „…“), outer and inner
+    alternating; renderers write ``quoted`` nodes with the English marks, so a locale with
+    other marks gets them as text here."""
+    out: list[Inline] = []
+    for n in inl:
+        if isinstance(n, Text):
+            out.append(n)
+        elif isinstance(n, Styled) and n.kind == "quoted":
+            open_, close = (quotes[0], quotes[1]) if depth % 2 == 0 else (quotes[2], quotes[3])
+            out.append(Text(open_))
+            out.extend(localize_quotes(n.children, quotes, depth + 1))
+            out.append(Text(close))
+        else:
+            out.append(_rebuild(n, localize_quotes(n.children, quotes, depth)))
+    return concat([tuple(out)])

