@@ -8,6 +8,7 @@ its own ``.csl`` file or any class with the same ``name`` and ``processor(items)
 
 from __future__ import annotations
 
+import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -62,10 +63,21 @@ class CslStyle:
         return Path(memo_dir) / f"style-{self.name}-{__version__}-{code_stamp()}-{stamp}.pickle"
 
 
+# entry points found per sys.path: scanning every installed distribution's metadata costs
+# milliseconds, and a Sphinx build asks for the styles once per page (it was a third of a cold
+# build's time); a changed sys.path (a plugin made importable mid-process) scans again
+_found: dict[tuple[str, ...], dict[str, type[CslStyle]]] = {}
+
+
 def available_styles() -> dict[str, type[CslStyle]]:
-    found: dict[str, type[CslStyle]] = {}
-    for ep in entry_points(group=GROUP):
-        found.setdefault(ep.name, ep.load())
+    path = tuple(sys.path)
+    if path not in _found:
+        plugins: dict[str, type[CslStyle]] = {}
+        for ep in entry_points(group=GROUP):
+            plugins.setdefault(ep.name, ep.load())
+        _found.clear()
+        _found[path] = plugins
+    found = dict(_found[path])
     # the built-ins work even from a source checkout that was never installed
     from refbook.styles.chicago_author_date import ChicagoAuthorDate
     from refbook.styles.numeric import Numeric

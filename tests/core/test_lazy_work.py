@@ -78,3 +78,28 @@ def test_ties_on_the_first_keys_still_sort_by_the_later_ones() -> None:
     entries = [(k, to_text(x)) for k, x in p.bibliography()]
     assert [k for k, _ in entries] == ["b", "c", "a"]  # year, then title
     assert entries[1][1].startswith("Lazysorttie, Ann. 2001a.")
+
+
+def test_style_plugins_are_looked_up_once_per_sys_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from refbook import styles
+
+    scans: list[str] = []
+    original = styles.entry_points
+
+    def counting(**kw):  # type: ignore[no-untyped-def]
+        scans.append(kw["group"])
+        return original(**kw)
+
+    monkeypatch.setattr(styles, "entry_points", counting)
+    monkeypatch.setattr(sys, "path", [*sys.path, "/nonexistent-refbook-test-path"])
+    first = styles.available_styles()
+    for _ in range(50):  # a Sphinx build asks once per page
+        assert styles.available_styles() == first
+    assert scans == ["refbook.styles"]
+    assert "chicago-author-date" in first
+    # a plugin made importable mid-process is found: a new sys.path scans again
+    monkeypatch.setattr(sys, "path", [*sys.path, "/another-refbook-test-path"])
+    styles.available_styles()
+    assert len(scans) == 2
