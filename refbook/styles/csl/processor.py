@@ -60,13 +60,17 @@ class CiteItem:
 
 @functools.cache
 def _collator() -> Callable[[str], tuple[int, ...]]:
-    """The Unicode Collation Algorithm's sort key (pyuca, DUCET), loaded on first use."""
-    from pyuca import Collator
+    """The Unicode Collation Algorithm's sort key (pyuca, DUCET), loaded on first use (and its
+    table read lazily: ``refbook.styles.csl.uca``)."""
+    from refbook.styles.csl.uca import LazyCollator
 
-    key: Callable[[str], tuple[int, ...]] = Collator().sort_key
+    key: Callable[[str], tuple[int, ...]] = LazyCollator().sort_key
     return key
 
 
+# words repeat across a bibliography's sort keys (names, years, common title words): each is
+# collated once per process
+@functools.lru_cache(maxsize=1 << 16)
 def _collate_word(w: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """One word of a sort key, compared as pandoc's citeproc compares it: its letters and
     digits by the Unicode Collation Algorithm (Ø next to O, ł next to l, ı after i), then, on a
@@ -75,16 +79,48 @@ def _collate_word(w: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return (key("".join(c for c in w.casefold() if c.isalnum())), key(w))
 
 
-Collated = list[list[tuple[tuple[int, ...], tuple[int, ...]]] | None]
+CollatedKey = list[tuple[tuple[int, ...], tuple[int, ...]]] | None
 
 
-def _collated(keys: list[list[str] | None]) -> Collated:
-    """Sort keys with each word collated once (comparing must not redo it per comparison)."""
-    return [None if x is None else [_collate_word(w) for w in x] for x in keys]
+def _collated_key(x: list[str] | None) -> CollatedKey:
+    """One sort key with each word collated once (comparing must not redo it per comparison)."""
+    return None if x is None else [_collate_word(w) for w in x]
 
 
-def _cmp_keys(a: Collated, b: Collated, desc: list[bool]) -> int:
-    for x, y, d in zip(a, b, desc, strict=False):
+class _SortKeys:
+    """An item's sort keys (one per ``<key>`` of the style's ``<sort>``), each computed and
+    collated the first time a comparison reaches it.
+
+    Two items are compared key by key until one differs, so most comparisons never look past
+    the first key or two (author, year): computing every key of every item up front (each a
+    macro evaluated by the engine) was the largest cost of sorting a bibliography.
+    """
+
+    __slots__ = ("_compute", "_keys")
+
+    def __init__(self, compute: Callable[[int], list[str] | None], n: int) -> None:
+        self._compute = compute
+        self._keys: list[CollatedKey | _Missing] = [_MISSING] * n
+
+    def __getitem__(self, i: int) -> CollatedKey:
+        k = self._keys[i]
+        if isinstance(k, _Missing):
+            k = self._keys[i] = _collated_key(self._compute(i))
+        return k
+
+
+class _Missing:
+    __slots__ = ()
+
+
+_MISSING = _Missing()
+
+
+def _cmp_keys(a: _SortKeys | None, b: _SortKeys | None, desc: list[bool]) -> int:
+    if a is None or b is None:  # no sort keys known: equal
+        return 0
+    for i, d in enumerate(desc):
+        x, y = a[i], b[i]
         if x is None and y is None:
             continue
         if x is None:
@@ -130,9 +166,13 @@ class Processor:
         if sort is None:
             return ids
         desc = [k.attrs.get("sort") == "descending" for k in sort.children]
-        keys = {i: _collated(self._memo(("sort", self.items[i]), lambda i=i: [  # type: ignore[misc]
-            self.ev.sort_key(bib, k, self.items[i], Disamb()) for k in sort.children]))
-            for i in ids}
+        sort_keys = sort.children
+
+        def compute(item: Item, n: int) -> list[str] | None:
+            return self._memo(("sort", item, n), lambda: self.ev.sort_key(
+                bib, sort_keys[n], item, Disamb()))
+
+        keys = {i: _SortKeys(functools.partial(compute, self.items[i]), len(desc)) for i in ids}
         self._bib_keys = keys
 
         self._sort_desc = desc
@@ -263,12 +303,12 @@ class Processor:
                 self._try_add_given_names(g)
             amb = self._ambiguities()
         if amb and add_suffix:
-            keys = getattr(self, "_bib_keys", {})
+            keys: dict[str, _SortKeys] = getattr(self, "_bib_keys", {})
             desc = getattr(self, "_sort_desc", [])
 
             def by_sort_key_then_id(a: str, b: str) -> int:
                 # citeproc collects ambiguous items in id order, then sorts them stably
-                return _cmp_keys(keys.get(a, []), keys.get(b, []), desc) or (a > b) - (a < b)
+                return _cmp_keys(keys.get(a), keys.get(b), desc) or (a > b) - (a < b)
 
             # the groups are disjoint (one per rendered text): each is sorted once and numbered
             # in one pass, so a book with hundreds of same-author-same-year works stays O(n log n)

@@ -1,0 +1,105 @@
+"""Work a build does not need is not done: the collation table is read on demand (with the same
+sort keys as pyuca's own collator), sort keys past the first that differs are never computed,
+and a book that cites nothing never imports the heavy modules it does not use.
+
+Counted or compared, never timed."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from pyuca import Collator
+
+from refbook.csl import Date, DatePart, Item, Name
+from refbook.ir import Text
+from refbook.render.text import to_text
+from refbook.styles import get_style
+from refbook.styles.csl.engine import Evaluator
+from refbook.styles.csl.uca import LazyCollator
+
+TESTDATA = Path("/work/shared/testdata")
+
+
+def _words() -> list[str]:
+    words: set[str] = set()
+    for path in sorted(TESTDATA.rglob("*.bib"))[:60]:
+        words.update(path.read_text(encoding="utf-8", errors="replace").split())
+    rng = random.Random(15)  # reproducible test data
+    # random code points across the planes: implicit weights, unassigned, CJK, astral
+    words.update("".join(chr(rng.randrange(0x20, 0x30000)) for _ in range(rng.randint(1, 5)))
+                 for _ in range(3000))
+    # contractions and non-starters: the trie's longest match and pyuca's non-starter rule
+    words.update(["L·l", "l·L", "Ạ̈", "ﬃ", "a\u0301\u0323", "a\u0323\u0301", "\u0e40\u0e01",
+                  "ช้า", "一二", "𠀀", "\u0fb2\u0f71\u0f80", "ŀl", "Ǆ", "ǆa", "", " "])
+    return sorted(words)
+
+
+def test_lazy_collator_gives_pyuca_sort_keys() -> None:
+    ours, theirs = LazyCollator(), Collator()
+    words = _words()
+    assert len(words) > 3000
+    differing = [w for w in words if ours.sort_key(w) != theirs.sort_key(w)]
+    assert differing == []
+
+
+def _item(key: str, family: str, year: int, title: str) -> Item:
+    return Item(key, "book", text=(("title", (Text(title),)),),
+                names=(("author", (Name(family=family, given="Ann"),)),),
+                dates=(("issued", Date(start=DatePart(year))),))
+
+
+def test_sort_keys_are_computed_only_as_far_as_comparisons_need(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    original = Evaluator.sort_key
+
+    def counting(self: Evaluator, area, key, item, disamb):  # type: ignore[no-untyped-def]
+        calls.append(item.id)
+        return original(self, area, key, item, disamb)
+
+    monkeypatch.setattr(Evaluator, "sort_key", counting)
+    # distinct authors (unique names, so no memo of another test answers for them)
+    families = [f"Lazysortauthor{chr(97 + i)}" for i in range(20)]
+    items = [_item(f"k{i}", f, 2000 + i, f"Title {i}") for i, f in enumerate(reversed(families))]
+    p = get_style("chicago-author-date").processor(items)
+    order = [k for k, _ in p.bibliography()]
+    assert order == [f"k{i}" for i in reversed(range(20))]  # by author
+    # the style has 11 sort keys; distinct authors decide every comparison with the first
+    assert len(calls) == len(items)
+
+
+def test_ties_on_the_first_keys_still_sort_by_the_later_ones() -> None:
+    a = _item("a", "Lazysorttie", 2001, "Zebra")
+    b = _item("b", "Lazysorttie", 2000, "Yak")
+    c = _item("c", "Lazysorttie", 2001, "Aardvark")
+    p = get_style("chicago-author-date").processor([a, b, c])
+    entries = [(k, to_text(x)) for k, x in p.bibliography()]
+    assert [k for k, _ in entries] == ["b", "c", "a"]  # year, then title
+    assert entries[1][1].startswith("Lazysorttie, Ann. 2001a.")
+
+
+def test_style_plugins_are_looked_up_once_per_sys_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from refbook import styles
+
+    scans: list[str] = []
+    original = styles.entry_points
+
+    def counting(**kw):  # type: ignore[no-untyped-def]
+        scans.append(kw["group"])
+        return original(**kw)
+
+    monkeypatch.setattr(styles, "entry_points", counting)
+    monkeypatch.setattr(sys, "path", [*sys.path, "/nonexistent-refbook-test-path"])
+    first = styles.available_styles()
+    for _ in range(50):  # a Sphinx build asks once per page
+        assert styles.available_styles() == first
+    assert scans == ["refbook.styles"]
+    assert "chicago-author-date" in first
+    # a plugin made importable mid-process is found: a new sys.path scans again
+    monkeypatch.setattr(sys, "path", [*sys.path, "/another-refbook-test-path"])
+    styles.available_styles()
+    assert len(scans) == 2
