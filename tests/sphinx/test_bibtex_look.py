@@ -561,3 +561,33 @@ def test_which_look(tmp_path: Path, build: Callable[..., Built], conf: str, look
     (src / "conf.py").write_text(f'extensions = ["sphinx_refbook"]\n{conf}\n', encoding="utf-8")
     text = visible(build(src, "text").read("index.txt"))
     assert text.startswith("Book **** [Knu84]" if look == "pybtex" else "Book **** (Knuth 1984)")
+
+
+def test_footnote_markup_as_theirs(tmp_path: Path, build: Callable[..., Built]) -> None:
+    """In the look, a citation footnote's text is a plain paragraph, as sphinxcontrib-bibtex's
+    is (its suite's footnote matcher expects ``<p>``); refbook's look marks it with a class."""
+    theirs, ours = both(tmp_path, build, "", {"index.rst": FOOT}, builder="html")
+    paragraph = re.compile(r'<aside class="footnote brackets"[^>]*>.*?(<p[^>]*>)', re.S)
+    mine = paragraph.findall(ours.read("index.html"))
+    assert mine
+    assert mine == paragraph.findall(theirs.read("index.html"))
+
+
+def test_ids_of_keys_differing_in_accents(tmp_path: Path, build: Callable[..., Built]) -> None:
+    """Keys that make the same docutils id (``Tèst``, ``Tést``, ``Têst``: sphinxcontrib-bibtex's
+    suite) get distinct docutils ids in the look, and each citation links to its own entry."""
+    src = project(tmp_path, "sphinx_refbook", "",
+                  {"index.rst": "Book\n====\n\n:cite:`Tèst` :cite:`Tést` :cite:`Têst`\n\n"
+                                ".. bibliography::\n"})
+    (src / "refs.bib").write_text("".join(
+        f"@misc{{{key},\n  author = {{{name}}},\n  title = {{T}}\n}}\n"
+        for key, name in (("Tèst", "Smith, John"), ("Tést", "Poppins, Mary"),
+                          ("Têst", "Einstein, Albert"))), encoding="utf-8")
+    built = build(src, "html")
+    html = built.read("index.html")
+    ids = re.findall(r'<div class="citation" id="([^"]+)"', html)
+    assert len(set(ids)) == 3
+    assert all(re.fullmatch(r"[a-z][-a-z0-9]*", i) for i in ids), ids
+    links = re.findall(r'href="#([^"]+)" title="[^"]*">(\w+)</a>', html)
+    assert {label for _, label in links} == {"Smi", "Pop", "Ein"}
+    assert {target for target, _ in links} == set(ids)
