@@ -591,3 +591,44 @@ def test_ids_of_keys_differing_in_accents(tmp_path: Path, build: Callable[..., B
     links = re.findall(r'href="#([^"]+)" title="[^"]*">(\w+)</a>', html)
     assert {label for _, label in links} == {"Smi", "Pop", "Ein"}
     assert {target for target, _ in links} == set(ids)
+
+
+URL_BIB = r"""
+@misc{urlnote,
+  author = {Een, A.},
+  title = {One},
+  note = {\url{https://example.org/one}}
+}
+
+@misc{urlinside,
+  author = {Twee, B.},
+  title = {Two},
+  note = {aaa\url{https://example.org/two}bbb}
+}
+
+@misc{urlhow,
+  author = {Drie, C.},
+  title = {Three},
+  howpublished = {\url{https://example.org/three}}
+}
+"""
+
+
+def test_url_command_in_a_field_links(tmp_path: Path, build: Callable[..., Built]) -> None:
+    """``\\url{…}`` in a note or howpublished field is a link to the address in the look, as
+    sphinxcontrib-bibtex makes it (not the text ``\\url https://…``); hover texts drop the
+    command."""
+    pages = {"index.rst": "Book\n====\n\n:cite:`urlnote,urlinside,urlhow`\n\n"
+                          ".. bibliography::\n"}
+    built = []
+    for extension in ("sphinxcontrib.bibtex", "sphinx_refbook"):
+        src = project(tmp_path, extension, "", pages)
+        (src / "refs.bib").write_text(URL_BIB, encoding="utf-8")
+        built.append(build(src, "html").read("index.html"))
+    theirs, ours = built
+    link = re.compile(r'<a class="reference external" href="([^"]+)">([^<]+)</a>')
+    assert len(link.findall(theirs)) == 3
+    assert link.findall(ours) == link.findall(theirs)
+    assert "aaa<a" in ours
+    assert "\\url" not in ours
+    assert titles(ours) == titles(theirs)
