@@ -117,6 +117,8 @@ class ResolveCitations(SphinxPostTransform):
                                          reftarget=key, refdoc=doc, refexplicit=True,
                                          refwarn=False)
             xref["refbook_title"] = book.tooltips.get(key, "")
+            # as there, a label of several parts (<em>Title</em>, 2015) is linked as it is
+            xref["refbook_unwrap"] = self._compat is not None and not bare
             return [xref]
 
         if self._compat is not None:

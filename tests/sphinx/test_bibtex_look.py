@@ -632,3 +632,21 @@ def test_url_command_in_a_field_links(tmp_path: Path, build: Callable[..., Built
     assert "aaa<a" in ours
     assert "\\url" not in ours
     assert titles(ours) == titles(theirs)
+
+
+def test_author_year_label_of_several_parts(tmp_path: Path, build: Callable[..., Built]) -> None:
+    """An author_year label of several parts (an entry without author: its title in italics,
+    then the year) is linked as sphinxcontrib-bibtex links it: the parts in the link itself."""
+    pages = {"index.rst": "Book\n====\n\n:cite:p:`mesos2015` :cite:t:`mesos2015` "
+                          ":cite:p:`knuth1984`\n\n.. bibliography::\n"}
+    conf = 'bibtex_reference_style = "author_year"'
+    built = []
+    for extension in ("sphinxcontrib.bibtex", "sphinx_refbook"):
+        src = project(tmp_path, extension, conf, pages)
+        (src / "refs.bib").write_text(BIB + "\n@misc{mesos2015,\n  title = {Software {Mesos}},\n"
+                                      "  year = {2015}\n}\n", encoding="utf-8")
+        built.append(build(src, "html").read("index.html"))
+    theirs, ours = built
+    link = re.compile(r'<a class="reference internal" href="#[^"]+" title="[^"]*">(.*?)</a>')
+    assert "<em>Software Mesos</em>, 2015" in link.findall(theirs)
+    assert link.findall(ours) == link.findall(theirs)
