@@ -675,13 +675,21 @@ def _pybtex_lists(bib: Bibliography, specs: Sequence[ListSpec],
 
 def _docutils_id(compat: Compat | None, ident: str, taken: set[str]) -> str:
     """In sphinxcontrib-bibtex's look, ids are docutils ids (``ref-2009-mandel`` for the key
-    ``2009:mandel``) as there; one that another entry of the page already has stays as is."""
+    ``2009:mandel``) as there. Keys that differ only in accents or punctuation (``Tèst``,
+    ``Tést``) make the same id: the later ones get a number (``ref-test-1``), still an id a
+    stylesheet can select (the key as written is not one)."""
     if compat is None:
         return ident
     from docutils.nodes import make_id
 
     made = str(make_id(ident))
-    return made if made and made not in taken else ident
+    if not made:
+        return ident
+    unique, n = made, 0
+    while unique in taken:
+        n += 1
+        unique = f"{made}-{n}"
+    return unique
 
 
 def _templated_id(compat: Compat | None, spec: ListSpec, key: str) -> str:

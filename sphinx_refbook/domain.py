@@ -325,6 +325,9 @@ class RefbookDomain(Domain):
         if builder.name == "singlehtml":
             # one page: a same-page link (make_refnode would emit "#document-x#id")
             doc = fromdocname
+        if node.get("refbook_unwrap") and isinstance(contnode, nodes.inline):
+            # sphinxcontrib-bibtex's look: the link holds the label's parts, no wrapper span
+            return make_refnode(builder, fromdocname, doc, anchor, list(contnode.children), title)
         return make_refnode(builder, fromdocname, doc, anchor, contnode, title)
 
     def resolve_any_xref(self, env: BuildEnvironment, fromdocname: str, builder: Builder,

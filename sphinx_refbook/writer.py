@@ -83,7 +83,7 @@ class ResolveCitations(SphinxPostTransform):
         for foot in foots:
             foot.replace_self(self._footcite(foot, book))
         for entry in foot_entries:
-            entry.replace_self(_foot_entry(entry["key"], book))
+            entry.replace_self(_foot_entry(entry["key"], book, self._compat is None))
         if auto:
             for spec in book.specs:
                 if spec.index == -1 and spec.docname == docname:
@@ -117,6 +117,8 @@ class ResolveCitations(SphinxPostTransform):
                                          reftarget=key, refdoc=doc, refexplicit=True,
                                          refwarn=False)
             xref["refbook_title"] = book.tooltips.get(key, "")
+            # as there, a label of several parts (<em>Title</em>, 2015) is linked as it is
+            xref["refbook_unwrap"] = self._compat is not None and not bare
             return [xref]
 
         if self._compat is not None:
@@ -285,12 +287,14 @@ def depart_copied_citation(translator: Any, node: citation_node) -> None:
 COPIED_CITATION = (visit_copied_citation, depart_copied_citation)
 
 
-def _foot_entry(key: str, book: Book) -> nodes.paragraph:
-    """What a citation footnote says: the entry in the book's style."""
+def _foot_entry(key: str, book: Book, marked: bool = True) -> nodes.paragraph:
+    """What a citation footnote says: the entry in the book's style. In sphinxcontrib-bibtex's
+    look (``marked`` false) the paragraph is a plain one, as its footnotes' are."""
     entry = book.foot_entries.get(key)
     if entry is None:
         return nodes.paragraph("", "", _unknown(key))
-    return nodes.paragraph("", "", *to_nodes(entry), classes=["refbook-footnote-entry"])
+    classes = ["refbook-footnote-entry"] if marked else []
+    return nodes.paragraph("", "", *to_nodes(entry), classes=classes)
 
 
 def _unknown(key: str) -> nodes.inline:

@@ -196,6 +196,17 @@ def _walk(part: Any, out: list[Inline], on_other: Any) -> None:
         return
     children: list[Inline] = []
     for child in getattr(part, "parts", ()):
+        last = children[-1] if children else None
+        if (isinstance(child, Protected) and isinstance(last, Text)
+                and last.text.endswith("\\url ")):
+            # ``\url{…}`` in a field: pybtex keeps the command as text before the braced
+            # address; sphinxcontrib-bibtex links the address
+            address: list[Inline] = []
+            _walk(child, address, on_other)
+            children[-1:] = [Text(last.text[:-5])] if last.text[:-5] else []
+            children.append(Link("".join(a.text for a in address if isinstance(a, Text)),
+                                 _merged(address)))
+            continue
         _walk(child, children, on_other)
     inner = _merged(children)
     if isinstance(part, Tag):

@@ -561,3 +561,92 @@ def test_which_look(tmp_path: Path, build: Callable[..., Built], conf: str, look
     (src / "conf.py").write_text(f'extensions = ["sphinx_refbook"]\n{conf}\n', encoding="utf-8")
     text = visible(build(src, "text").read("index.txt"))
     assert text.startswith("Book **** [Knu84]" if look == "pybtex" else "Book **** (Knuth 1984)")
+
+
+def test_footnote_markup_as_theirs(tmp_path: Path, build: Callable[..., Built]) -> None:
+    """In the look, a citation footnote's text is a plain paragraph, as sphinxcontrib-bibtex's
+    is (its suite's footnote matcher expects ``<p>``); refbook's look marks it with a class."""
+    theirs, ours = both(tmp_path, build, "", {"index.rst": FOOT}, builder="html")
+    paragraph = re.compile(r'<aside class="footnote brackets"[^>]*>.*?(<p[^>]*>)', re.S)
+    mine = paragraph.findall(ours.read("index.html"))
+    assert mine
+    assert mine == paragraph.findall(theirs.read("index.html"))
+
+
+def test_ids_of_keys_differing_in_accents(tmp_path: Path, build: Callable[..., Built]) -> None:
+    """Keys that make the same docutils id (``Tèst``, ``Tést``, ``Têst``: sphinxcontrib-bibtex's
+    suite) get distinct docutils ids in the look, and each citation links to its own entry."""
+    src = project(tmp_path, "sphinx_refbook", "",
+                  {"index.rst": "Book\n====\n\n:cite:`Tèst` :cite:`Tést` :cite:`Têst`\n\n"
+                                ".. bibliography::\n"})
+    (src / "refs.bib").write_text("".join(
+        f"@misc{{{key},\n  author = {{{name}}},\n  title = {{T}}\n}}\n"
+        for key, name in (("Tèst", "Smith, John"), ("Tést", "Poppins, Mary"),
+                          ("Têst", "Einstein, Albert"))), encoding="utf-8")
+    built = build(src, "html")
+    html = built.read("index.html")
+    ids = re.findall(r'<div class="citation" id="([^"]+)"', html)
+    assert len(set(ids)) == 3
+    assert all(re.fullmatch(r"[a-z][-a-z0-9]*", i) for i in ids), ids
+    links = re.findall(r'href="#([^"]+)" title="[^"]*">(\w+)</a>', html)
+    assert {label for _, label in links} == {"Smi", "Pop", "Ein"}
+    assert {target for target, _ in links} == set(ids)
+
+
+URL_BIB = r"""
+@misc{urlnote,
+  author = {Een, A.},
+  title = {One},
+  note = {\url{https://example.org/one}}
+}
+
+@misc{urlinside,
+  author = {Twee, B.},
+  title = {Two},
+  note = {aaa\url{https://example.org/two}bbb}
+}
+
+@misc{urlhow,
+  author = {Drie, C.},
+  title = {Three},
+  howpublished = {\url{https://example.org/three}}
+}
+"""
+
+
+def test_url_command_in_a_field_links(tmp_path: Path, build: Callable[..., Built]) -> None:
+    """``\\url{…}`` in a note or howpublished field is a link to the address in the look, as
+    sphinxcontrib-bibtex makes it (not the text ``\\url https://…``); hover texts drop the
+    command."""
+    pages = {"index.rst": "Book\n====\n\n:cite:`urlnote,urlinside,urlhow`\n\n"
+                          ".. bibliography::\n"}
+    built = []
+    for extension in ("sphinxcontrib.bibtex", "sphinx_refbook"):
+        src = project(tmp_path, extension, "", pages)
+        (src / "refs.bib").write_text(URL_BIB, encoding="utf-8")
+        built.append(build(src, "html").read("index.html"))
+    theirs, ours = built
+    link = re.compile(r'<a class="reference external" href="([^"]+)">([^<]+)</a>')
+    assert len(link.findall(theirs)) == 3
+    assert link.findall(ours) == link.findall(theirs)
+    assert "aaa<a" in ours
+    assert "\\url" not in ours
+    assert titles(ours) == titles(theirs)
+
+
+def test_author_year_label_of_several_parts(tmp_path: Path, build: Callable[..., Built]) -> None:
+    """An author_year label of several parts (an entry without author: its title in italics,
+    then the year) is linked as sphinxcontrib-bibtex links it: the parts in the link itself."""
+    pages = {"index.rst": "Book\n====\n\n:cite:p:`mesos2015` :cite:t:`mesos2015` "
+                          ":cite:p:`knuth1984`\n\n.. bibliography::\n"}
+    conf = 'bibtex_reference_style = "author_year"'
+    built = []
+    for extension in ("sphinxcontrib.bibtex", "sphinx_refbook"):
+        src = project(tmp_path, extension, conf, pages)
+        (src / "refs.bib").write_text(BIB + "\n@misc{mesos2015,\n  title = {Software {Mesos}},\n"
+                                      "  year = {2015}\n}\n", encoding="utf-8")
+        built.append(build(src, "html").read("index.html"))
+    theirs, ours = built
+    link = re.compile(r'<a class="reference internal" href="#[^"]+" title="[^"]*">(.*?)</a>')
+    assert "<em>Software Mesos</em>, 2015" in link.findall(theirs)
+    assert link.findall(ours) == link.findall(theirs)

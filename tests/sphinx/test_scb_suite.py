@@ -50,26 +50,29 @@ NAME = "sphinxcontrib_bibtex-2.7.0"
 QUALITY_OFF = ('\nrefbook_check = {"ignore": ["types", "dates", "identifiers", "names", '
                '"titles", "values"]}\n')
 
-_PYBTEX = "pending i10-pybtex: "
-_LABELS = _PYBTEX + "pybtex styles and label references ([dDEF03], docutils citation markup)"
 _PRIVATE = "reads sphinxcontrib-bibtex's private internals: "
 _RAISES = ("deliberate: a configuration problem is logged as an error at its conf.py line and "
            "fails the build (Sphinx 8 and 9 print a raised ExtensionError as a crash report); "
            "the test expects the exception")
 _WORDS = ("deliberate: the same problem is reported at the same line in refbook's words, with "
           "its code and a fix")
+_BACKLINKS = ("deliberate: refbook's back-links ('Cited in: page, section', after the entry's "
+              "text) replace docutils' back-references in the entry's label")
+_LATEX = ("deliberate: in LaTeX a citation is a Sphinx cross-reference to its \\bibitem "
+          "(\\hyperref[index:ref-key]), not a docutils citation reference "
+          "(\\hyperlink{cite.index:id3}); the PDF links the same entries")
+_SWAP = ("the suite's swap renames every sphinxcontrib.bibtex of conf.py, also its imports of "
+         "sphinxcontrib-bibtex's plugin API (sphinxcontrib.bibtex.plugin, .style.referencing), "
+         "which refbook does not copy; with those imports kept (the one-line swap of the "
+         "docs) refbook runs the registered style as sphinxcontrib-bibtex does "
+         "(tests/sphinx/test_bibtex_look.py::test_referencing_style_plugin)")
 
 #: projects in which refbook links fewer citations than sphinxcontrib-bibtex, with the reason
-FEWER_LINKS: dict[str, str] = {
-    "bibliography_content": _PYBTEX + ":keyprefix: (a cited x-test4 is doc3's prefixed key)",
-    "bibliography_key_prefix": _PYBTEX + ":keyprefix:",
-    "parallel": _PYBTEX + ":filter: set operators ({...} & docnames)",
-}
+FEWER_LINKS: dict[str, str] = {}
 
 #: projects that sphinxcontrib-bibtex builds and refbook does not, with the reason
 REFBOOK_NOT_BUILT: dict[str, str] = {
-    "citation_style_round_brackets": _PYBTEX + "reference style plugins (its conf.py imports "
-                                               "sphinxcontrib.bibtex.plugin)",
+    "citation_style_round_brackets": _SWAP,
 }
 
 #: projects that sphinxcontrib-bibtex does not build either, with the reason
@@ -94,85 +97,48 @@ NOT_RUN: dict[str, str] = {
 
 FAILS: dict[str, str] = {
     "test_autoapi.py::test_autoapi": "needs sphinx-autoapi (not installed)",
-    "test_autodoc.py::test_autodoc": _LABELS,
-    "test_backrefs.py::test_backrefs": _LABELS,
+    "test_autodoc.py::test_autodoc": _BACKLINKS,
+    "test_backrefs.py::test_backrefs": _BACKLINKS,
+    "test_bibliography.py::test_bibliography_order_unsorted": _BACKLINKS + " (its pattern "
+        "wants the entry's paragraph to end with the entry)",
     "test_bibfiles.py::test_bibfiles_out_of_date": _PRIVATE + "its cache's status messages",
-    "test_bibfiles.py::test_bibfiles_not_found": _WORDS,
+    "test_bibfiles.py::test_bibfiles_absolute_path": _PRIVATE + "its 'parsing bibtex file' "
+                                                                "status message",
+    "test_citation.py::test_citation_mixed": _PRIVATE + "its domain's citation_refs",
+    "test_debug.py::test_debug_bibtex_citation": _PRIVATE + "the doctree its nodes make",
+    "test_debug.py::test_debug_minimal_example": _PRIVATE + "the doctree its nodes make",
     "test_bibfiles.py::test_bibfiles_missing_conf": _RAISES,
     "test_bibfiles.py::test_bibfiles_encoding_bad": _RAISES,
     "test_bibfiles.py::test_bibfiles_encoding_invalid": _RAISES,
-    "test_bibfiles.py::test_bibfiles_multiple_macros": _LABELS,
+    "test_citation.py::test_citation_style_invalid": _RAISES,
+    "test_bibfiles.py::test_bibfiles_not_found": _WORDS,
     "test_bibfiles.py::test_bibfiles_multiple_keys": _WORDS + " (pybtex's 'repeated "
                                                               "bibliography entry')",
-    "test_bibfiles.py::test_bibfiles_absolute_path": _PRIVATE + "its 'parsing bibtex file' "
-                                                                "status message",
-    "test_bibliography.py::test_bibliography_header": _PYBTEX + "bibtex_bibliography_header",
-    "test_bibliography.py::test_bibliography_empty_has_header": _PYBTEX +
-        "bibtex_bibliography_header, bibtex_footbibliography_header",
-    "test_bibliography.py::test_bibliography_style_default": _LABELS,
-    "test_bibliography.py::test_bibliography_style_label_1": _LABELS,
-    "test_bibliography.py::test_bibliography_style_label_2": _LABELS,
-    "test_bibliography.py::test_bibliography_key_prefix": _PYBTEX + ":keyprefix:",
-    "test_bibliography.py::test_bibliography_label_prefix_1": _PYBTEX + ":labelprefix:",
-    "test_bibliography.py::test_bibliography_label_prefix_2": _PYBTEX + ":labelprefix:",
-    "test_bibliography.py::test_bibliography_order_unsorted": _PYBTEX + "bibtex_default_style",
-    "test_bibliography.py::test_bibliography_multi_foot": _PYBTEX +
-        "bibtex_footbibliography_header",
-    "test_bibliography.py::test_bibliography_missing_field": _PYBTEX + "pybtex styles (their "
-                                                                       "'missing year' warning)",
-    "test_bibliography.py::test_bibliography_content": _PYBTEX + ":keyprefix:",
     "test_bibliography.py::test_bibliography_bad_key": _WORDS,
-    "test_bibliography.py::test_bibliography_url": _PYBTEX + "pybtex styles",
-    "test_bibliography.py::test_bibliography_custom_ids": _PYBTEX + "id templates",
     "test_citation.py::test_citation_not_found": _WORDS,
-    "test_citation.py::test_citation_mixed": _PRIVATE + "its domain's citation_refs",
-    "test_citation.py::test_citation_multiple_keys": _LABELS,
-    "test_citation.py::test_citation_any_role": _LABELS + " (the :any: citations themselves "
-                                                          "are linked, warning-free)",
-    "test_citation.py::test_citation_no_author_no_key": _PYBTEX + "author_year reference style",
-    "test_citation.py::test_citation_whitespace": _LABELS,
-    "test_citation.py::test_citation_roles_label": _LABELS,
-    "test_citation.py::test_citation_roles_authoryear": _PYBTEX + "bibtex_reference_style",
-    "test_citation.py::test_citation_roles_label_pre_post": _LABELS,
-    "test_citation.py::test_citation_roles_authoryear_pre_post": _PYBTEX +
-        "bibtex_reference_style",
-    "test_citation.py::test_citation_roles_super": _PYBTEX + "bibtex_reference_style",
-    "test_citation.py::test_citation_style_invalid": _PYBTEX + "bibtex_reference_style",
-    "test_citation.py::test_citation_style_custom": _PYBTEX + "bibtex_reference_style",
-    "test_citation.py::test_citation_style_round_brackets": _PYBTEX + "reference style "
-                                                                      "plugins",
-    "test_citation.py::test_citation_toctree": _LABELS,
-    "test_citation.py::test_citation_tooltip": _PYBTEX + "tooltips",
-    "test_citation.py::test_citation_tooltip2": _PYBTEX + "bibtex_tooltips",
-    "test_citation.py::test_citation_tooltip3": _PYBTEX + "bibtex_tooltips_style",
-    "test_citation.py::test_citation_prefer_local": _LABELS,
-    "test_debug.py::test_debug_bibtex_citation": _PRIVATE + "the doctree its nodes make",
-    "test_debug.py::test_debug_minimal_example": _PRIVATE + "the doctree its nodes make",
-    "test_duplicate.py::test_duplicate_label": _PYBTEX + "labels (duplicate label warning)",
-    "test_duplicate.py::test_duplicate_label_2": _LABELS,
+    "test_footcite.py::test_footcite_pre_post": _WORDS,
+    "test_filter.py::test_filter_syntax_error": _WORDS + " ('invalid filter' and why, 8 times); "
+        "its ninth bad filter, a chained comparison (\"2000\" <= year <= \"2005\"), is valid "
+        "Python and refbook evaluates it",
+    "test_bibliography.py::test_bibliography_missing_field": "deliberate: a field the entry "
+        "type requires is refbook's missing-field rule (in the 'types' family this run turns "
+        "off), not pybtex's 'missing year in testkey'",
+    "test_citation.py::test_citation_style_round_brackets": _SWAP,
     "test_duplicate.py::test_duplicate_citation": "deliberate: an entry may be in two lists of "
                                                   "one page (each its own anchor), no warning",
-    "test_duplicate.py::test_duplicate_nearly_identical_entries": _LABELS,
-    "test_duplicate.py::test_duplicate_nearly_identical_keys_1": _LABELS,
-    "test_duplicate.py::test_duplicate_nearly_identical_keys_2": _PYBTEX + "id templates",
-    "test_duplicate.py::test_duplicate_citation_id": _PYBTEX + "id templates",
-    "test_filter.py::test_filter": _PYBTEX + ":filter: set operators",
-    "test_filter.py::test_filter_syntax_error": _PYBTEX + ":filter: operators (a chained "
-        "comparison is accepted; sphinxcontrib-bibtex's 9 messages say 'syntax error in "
-        ":filter: expression', refbook's 'invalid filter' and why)",
-    "test_footcite.py::test_footcite_roles": _PYBTEX + "foot reference style (pybtex names)",
-    "test_footcite.py::test_footcite_style_custom": _PYBTEX + "bibtex_foot_reference_style",
-    "test_footcite.py::test_footcite_pre_post": _WORDS,
-    "test_latex.py::test_latex_refs": _LABELS,
-    "test_latex.py::test_latex_multidoc": _LABELS,
-    "test_latex.py::test_latex_multidoc_2": _LABELS,
-    "test_list.py::test_list_citation": _PYBTEX + ":list:",
-    "test_list.py::test_list_bullet": _PYBTEX + ":list:",
-    "test_list.py::test_list_enumerated": _PYBTEX + ":list:, :enumtype:, :start:",
-    "test_list.py::test_list_invalid": _PYBTEX + ":list:",
-    "test_parallel.py::test_parallel": _PYBTEX + ":filter: set operators",
+    "test_duplicate.py::test_duplicate_nearly_identical_keys_2": "deliberate: ids that "
+        "bibtex_cite_id makes twice on a page (keys differing only in accents) are numbered "
+        "apart (cite-1-test-1) instead of warned about as duplicate ids",
+    "test_duplicate.py::test_duplicate_label": "missing feature: the warning 'duplicate label' "
+        "when lists of the book (here on two pages) give different entries the same label "
+        "('1'); each list is numbered on its own and each citation links to its own entry",
+    "test_footcite.py::test_footcite_style_custom": "missing feature: a custom "
+        "bibtex_foot_reference_style (a plugin); refbook refuses it with a configuration error "
+        "naming the option",
+    "test_latex.py::test_latex_refs": _LATEX,
+    "test_latex.py::test_latex_multidoc": _LATEX,
+    "test_latex.py::test_latex_multidoc_2": _LATEX,
 }
-
 
 def _unpack(dest: Path, quality_off: bool) -> Path:
     assert SDIST.is_file(), f"{SDIST} is missing: run `make setup` (it downloads the sdist)"
@@ -254,8 +220,13 @@ def test_its_pytest_tests_pass_against_refbook(runs: dict[str, subprocess.Popen[
     assert failing == set(FAILS), (sorted(failing - set(FAILS)), sorted(set(FAILS) - failing),
                                    output[-6000:])
     # 85 tests run (4 more are deselected by the suite's own markers: numpydoc, rinohtype,
-    # cython); 2 are xfail upstream (a pybtex bug, an upstream bug)
+    # cython); 2 are xfail upstream: an upstream bug (still failing here) and a pybtex bug in
+    # crossref resolution, which refbook's reader does not have (its test passes)
     assert len(outcomes) == 85, sorted(outcomes)
     assert not {t for t in outcomes if t.split("::")[0] in NOT_RUN}
+    assert [t for t, o in outcomes.items() if o == "XFAIL"] == [
+        "test_citation.py::test_citation_label_special_chars"]
+    assert [t for t, o in outcomes.items() if o == "XPASS"] == [
+        "test_bibfiles.py::test_bibfiles_crossref"]
     passed = sorted(t for t, o in outcomes.items() if o in ("PASSED", "XPASS"))
-    assert len(passed) == 85 - 2 - len(FAILS), passed
+    assert len(passed) == 85 - 1 - len(FAILS), passed
