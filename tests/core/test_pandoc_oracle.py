@@ -58,18 +58,9 @@ def test_bibliography_matches_pandoc(bib, pandoc: str, capsys: pytest.CaptureFix
 #: Every entry of the corpus we still render differently, by file: a piece of pandoc's
 #: rendering that identifies it, and why it differs.
 DIFFERENCES: dict[str, list[tuple[str, str]]] = {
-    "biblatex-software.bib": [
-        ("Inria, released.",
-         ("CSL engine: Chicago's software-status macro picks its capitalize-first branch "
-          "(`Released`) although the entry has an author (styles/csl, issue 13's area)")),
-        ("University of Pisa, released.", "the same status word"),
-    ],
-    "Better BibTeX does not export collections #901.bibtex": [
-        ("Fall 2015 Editions.",
-         ("CSL engine: pandoc pluralises the edition term for a non-numeric edition "
-          "(`Fall 2015`); ours keeps the singular (styles/csl, issue 13's area)")),
-        ("Spring 2011 Editions.", "the same plural"),
-    ],
+    # none left: the last four (Chicago's "released" status word in biblatex-software.bib, the
+    # plural "Editions" in Better BibTeX #901) went with the CSL engine's label and condition
+    # fixes of issue 13
 }  # fmt: skip
 
 
