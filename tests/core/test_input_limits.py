@@ -9,12 +9,9 @@ the best of three timings); they never assert a wall-clock time.
 
 from __future__ import annotations
 
-import gc
 import json
 import sys
-import time
 import tracemalloc
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -29,6 +26,7 @@ from refbook.models import Bibliography, Entry, Field, Location
 from refbook.names import _is_capitalized, parse_names, parse_names_pandoc
 from refbook.readers import csl_json
 from refbook.readers.bibtex import MAX_VALUE_CHARS, ParseResult, _Closers, parse_bibtex
+from tests import growth
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -44,43 +42,9 @@ def limits(result: ParseResult) -> list[tuple[int, str, str]]:
             for d in result.diagnostics if d.code is Code.INPUT_LIMIT]
 
 
-def best_time(run: Callable[[], object]) -> float:
-    # the collector's pauses depend on everything else alive in the process, not on run
-    gc.collect()
-    gc.disable()
-    try:
-        start = time.perf_counter()
-        run()
-        return time.perf_counter() - start
-    finally:
-        gc.enable()
-
-
 def doubling_ratio(make: Callable[[int], str], run: Callable[[str], object], n: int) -> float:
-    """Cost of ``make(2n)`` over cost of ``make(n)``, ``n`` grown until a run takes 30 ms.
-
-    The two sizes run in turns and each keeps its best time, so that a busy machine slows
-    both alike.
-    """
-    while True:
-        small = partial(run, make(n))
-        base = best_time(small)
-        if base >= 0.03 or n >= 1 << 22:
-            break
-        n *= 2
-    large = partial(run, make(2 * n))
-    ratios = []
-    # A machine busy with other work can spoil one series; a quadratic path (about 4) fails
-    # every series, so the best of three series is what the tests compare.
-    for _ in range(3):
-        best_large = float("inf")
-        for _ in range(4):
-            best_large = min(best_large, best_time(large))
-            base = min(base, best_time(small))
-        ratios.append(best_large / base)
-        if ratios[-1] <= 2.5:
-            break
-    return min(ratios)
+    """The cost of one doubling of ``make(n)`` under ``run`` (``tests.growth``'s measure)."""
+    return growth.doubling_ratio(lambda size, _attempt: make(size), run, n, min_seconds=0.03)
 
 
 # -- @string expansion -----------------------------------------------------------------------
