@@ -145,22 +145,23 @@ class BibliographyDirective(SphinxDirective):
                 f"{', '.join(plugin_names())})"))
             style = ""
         look["style"] = style
-        list_type = str(self.options.get("list", "citation")).strip()
-        if list_type not in _LIST_TYPES:
-            self._warn("ignored-option", (f"unknown bibliography list type {list_type!r}: this list "
-                                  f"is a citation list (choose one of {', '.join(_LIST_TYPES)})"))
-            list_type = "citation"
-        look["list_type"] = list_type
-        enumtype = str(self.options.get("enumtype", "arabic")).strip()
-        if enumtype not in _ENUMTYPES:
-            self._warn("ignored-option", (f"unknown :enumtype: {enumtype!r}: numbered arabic (choose "
-                                  f"one of {', '.join(_ENUMTYPES)})"))
-            enumtype = "arabic"
-        look["enumtype"] = enumtype
+        look["list_type"] = self._choice("list", _LIST_TYPES, "bibliography list type",
+                                         "this list is a citation list")
+        look["enumtype"] = self._choice("enumtype", _ENUMTYPES, ":enumtype:", "numbered arabic")
         look["start"] = int(self.options.get("start", 1))
         look["labelprefix"] = str(self.options.get("labelprefix", ""))
         look["keyprefix"] = str(self.options.get("keyprefix", ""))
         return look
+
+    def _choice(self, option: str, allowed: tuple[str, ...], what: str, fallback: str) -> str:
+        """The option's value if it is one of ``allowed`` (the first is the default); an
+        unknown value is reported as ``ignored-option`` and the default used."""
+        value = str(self.options.get(option, allowed[0])).strip()
+        if value in allowed:
+            return value
+        self._warn("ignored-option", (f"unknown {what} {value!r}: {fallback} (choose one of "
+                                      f"{', '.join(allowed)})"))
+        return allowed[0]
 
     def _warn(self, slug: str, message: str) -> None:
         from sphinx_refbook.domain import domain_of

@@ -337,12 +337,10 @@ class RefbookDomain(Domain):
         return []
 
 
-class CiteDomain(Domain):
-    """Carries the roles under the name ``cite`` (``:cite:p:``); the data lives in ``refbook``."""
+class _RoleCarrier(Domain):
+    """A domain that only carries roles: the citation data lives in the ``refbook`` domain, so
+    there is nothing to clear, merge or resolve here."""
 
-    name = "cite"
-    label = "citations"
-    roles: ClassVar[dict[str, RoleFunction | Any]] = {form: CiteRole() for form in FORMS}
     initial_data: ClassVar[dict[str, Any]] = {}
 
     def clear_doc(self, docname: str) -> None:
@@ -357,7 +355,15 @@ class CiteDomain(Domain):
         return []
 
 
-class FootCiteDomain(Domain):
+class CiteDomain(_RoleCarrier):
+    """Carries the roles under the name ``cite`` (``:cite:p:``); the data lives in ``refbook``."""
+
+    name = "cite"
+    label = "citations"
+    roles: ClassVar[dict[str, RoleFunction | Any]] = {form: CiteRole() for form in FORMS}
+
+
+class FootCiteDomain(_RoleCarrier):
     """Carries the footnote roles under sphinxcontrib-bibtex's name ``footcite``
     (``:footcite:t:``); the data lives in ``refbook``."""
 
@@ -365,18 +371,6 @@ class FootCiteDomain(Domain):
     label = "footnote citations"
     roles: ClassVar[dict[str, RoleFunction | Any]] = {form: FootCiteRole() for form in FOOT_FORMS}
     directives: ClassVar[dict[str, type[Any]]] = {}
-    initial_data: ClassVar[dict[str, Any]] = {}
-
-    def clear_doc(self, docname: str) -> None:
-        return None
-
-    def merge_domaindata(self, docnames: Set[str], otherdata: dict[str, Any]) -> None:
-        return None
-
-    def resolve_any_xref(self, env: BuildEnvironment, fromdocname: str, builder: Builder,
-                         target: str, node: pending_xref, contnode: Element,
-                         ) -> list[tuple[str, nodes.reference]]:
-        return []
 
 
 def _load(path: Path, key: str) -> Book | None:
