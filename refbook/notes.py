@@ -240,3 +240,20 @@ def starts_with_term(ir: Inlines, terms: Iterable[str]) -> bool:
         if term and text.startswith(term) and not text[len(term):len(term) + 1].isalpha():
             return True
     return False
+
+
+def detach_links(ir: Inlines) -> Inlines:
+    """A cited item's text that ends in a link (a note's DOI or URL) keeps the link outside the
+    item's span: hosts make each item's span a link to its entry, and a link inside a link is
+    not HTML (browsers break it apart)."""
+    out: list[Inline] = []
+    for n in ir:
+        if isinstance(n, Span) and n.role == "cite-item":
+            at = next((i for i, k in enumerate(n.children) if isinstance(k, Link)), None)
+            if at is not None:
+                if at:
+                    out.append(Span(n.role, n.children[:at], n.key))
+                out.extend(n.children[at:])
+                continue
+        out.append(n)
+    return tuple(out)

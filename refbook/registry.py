@@ -18,6 +18,7 @@ from refbook.notes import (
     NoteCitation,
     NoteCite,
     capitalized,
+    detach_links,
     near_note_distance,
     number_notes,
     parenthesized,
@@ -246,6 +247,7 @@ def note_text(processor: Processor, site: CitationSite,
     note = processor.cite(items)
     if processor.style.locale.punctuation_in_quote:
         note = punctuation_into_quotes(note)
+    note = detach_links(note)
     if site.in_note:
         return parenthesized(note), author
     # a footnote starts a sentence: its prefix ("See …") or a term ("Ibid.") is capitalized
