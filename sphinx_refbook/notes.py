@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 NOTE_NAME = "refbook-note-{n}"
 #: the class of the box at the end of the page that holds the notes
 NOTES_CLASS = "refbook-notes"
+#: the roles' forms that are citations, made notes; the others (``year``, ``author``,
+#: ``label`` …) are fragments of one, left in the text
+NOTE_FORMS = frozenset({"p", "ps", "t", "ts", "ct", "cts"})
 
 
 class note_author_node(nodes.Inline, nodes.Element):  # type: ignore[misc,unused-ignore]  # noqa: N801
@@ -78,8 +81,9 @@ class NoteCitations(SphinxTransform):
                         numbers.setdefault(str(ref), count)
                 continue
             host = _footnote_of(node)
-            if host is not None or _in_title(node):
-                # printed in place, in parentheses, with the note it is in (a title's: the last)
+            if host is not None or _in_title(node) or node.get("form", "p") not in NOTE_FORMS:
+                # printed in place, in parentheses, with the note it is in (a title's, or a
+                # year or author fragment's: the last)
                 node["in_note"] = True
                 names = [*host["names"], *host["ids"]] if host is not None else []
                 node["note"] = next((numbers[n] for n in names if n in numbers), max(count, 1))
