@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 #: a note's footnote label
 NOTE_LABEL = "refbook-note-{n}"
+#: punctuation a note's mark is put after (pandoc's ``notes-after-punctuation``)
+NOTE_PUNCTUATION = frozenset(".,;:!?")
 
 _DEFINITION = re.compile(r"^ {0,3}\[\^([^\]\n]+)\]:", re.M)
 _REFERENCE = re.compile(r"\[\^([^\]\n]+)\](?!:)")
@@ -104,8 +106,9 @@ def note_numbers(masked: str, citations: Sequence[Citation]) -> list[Placed]:
 def to_notes(markdown: str, citations: Sequence[Citation], placed: Sequence[Placed],
              note_html: Callable[[int], str], author_html: Callable[[int], str | None]) -> str:
     """The page's Markdown with each citation of the running text replaced by its note's
-    footnote reference (after its author, for a narrative one), and the notes' definitions
-    (``note_html(i)``, one line of HTML) at the end."""
+    footnote reference (after its author, for a narrative one; after the punctuation that
+    follows it, without the space before it, as pandoc places notes), and the notes'
+    definitions (``note_html(i)``, one line of HTML) at the end."""
     out: list[str] = []
     defs: list[str] = []
     last = 0
@@ -114,8 +117,16 @@ def to_notes(markdown: str, citations: Sequence[Citation], placed: Sequence[Plac
             continue
         label = NOTE_LABEL.format(n=i)
         author = author_html(i) if c.mode == "narrative" else None
-        out += [markdown[last:c.start], author or "", f"[^{label}]"]
+        before, mark = markdown[last:c.start], f"[^{label}]"
         last = c.end
+        if author is None:
+            before = before.rstrip(" \t")  # the mark follows the word: "book.¹", not "book ¹."
+        follows = markdown[c.end:c.end + 1]
+        if follows and follows in NOTE_PUNCTUATION:
+            # as pandoc places a note: after the punctuation that follows the citation
+            mark = follows + mark
+            last += 1
+        out += [before, author or "", mark]
         defs.append(f"[^{label}]: {note_html(i)}")
     if not defs:
         return markdown

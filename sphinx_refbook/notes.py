@@ -39,6 +39,8 @@ NOTES_CLASS = "refbook-notes"
 #: the roles' forms that are citations, made notes; the others (``year``, ``author``,
 #: ``label`` …) are fragments of one, left in the text
 NOTE_FORMS = frozenset({"p", "ps", "t", "ts", "ct", "cts"})
+#: punctuation a note's mark is put after (pandoc's ``notes-after-punctuation``)
+NOTE_PUNCTUATION = frozenset(".,;:!?")
 
 
 class note_author_node(nodes.Inline, nodes.Element):  # type: ignore[misc,unused-ignore]  # noqa: N801
@@ -123,11 +125,32 @@ class NoteCitations(SphinxTransform):
         if node["citation"].mode == "narrative":
             author = note_author_node("", nodes.Text(node["citation"].source), note=name)
             in_text.insert(0, author)
+        else:
+            _after_punctuation(node, in_text)
         node.replace_self(in_text)
         para = nodes.paragraph()
         para += node
         footnote += para
         return footnote, ref
+
+
+def _after_punctuation(node: citation_node, in_text: list[nodes.Node]) -> None:
+    """As pandoc places a note: its mark right after the word before ("book.¹", not
+    "book ¹."), after the punctuation that follows the citation."""
+    parent = node.parent
+    if parent is None:
+        return
+    at = parent.index(node)
+    before = parent[at - 1] if at > 0 else None
+    if isinstance(before, nodes.Text) and before.rstrip(" \t") != before:
+        parent[at - 1] = nodes.Text(before.rstrip(" \t"))
+    after = parent[at + 1] if at + 1 < len(parent) else None
+    if isinstance(after, nodes.Text) and after[:1] and after[:1] in NOTE_PUNCTUATION:
+        in_text.insert(0, nodes.Text(after[:1]))
+        if len(after) > 1:
+            parent[at + 1] = nodes.Text(after[1:])
+        else:
+            del parent[at + 1]  # (remove() would take the first equal text, maybe another ".")
 
 
 def _in_order(doc: nodes.document) -> Iterator[nodes.Element]:

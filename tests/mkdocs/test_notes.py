@@ -57,15 +57,26 @@ def footnotes(page: str) -> tuple[list[tuple[str, str]], dict[int, str]]:
     return marks, texts
 
 
-def pandoc_notes(pandoc: str, markdown: str, bib: str) -> dict[int, str]:
+def body_text(page: str) -> str:
+    """The page's first paragraph as plain text, each footnote mark written ``[n]``."""
+    para = page[page.index("<p>The classic"):]
+    para = para[:para.index("</p>")]
+    para = re.sub(r"<sup[^>]*><a[^>]*>(\d+)</a></sup>", r"[\1]", para)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", para)).split())
+
+
+def pandoc_notes(pandoc: str, markdown: str, bib: str) -> tuple[str, dict[int, str]]:
+    """pandoc's first paragraph (after the title) and its footnotes by number."""
     folder = styles_dir()
     assert folder is not None
     out = subprocess.run(
         [pandoc, "-f", "markdown", "-t", "plain", "--wrap=none", "--citeproc",
          f"--bibliography={bib}", f"--csl={folder / (STYLE + '.csl')}"],
         input=markdown, capture_output=True, text=True, check=True, timeout=120).stdout
-    return {int(m.group(1)): " ".join(m.group(2).split())
-            for m in re.finditer(r"^\[(\d+)\] (.*?)(?=^\[\d+\] |\Z)", out, re.S | re.M)}
+    first = " ".join(out.split("\n\n")[1].split())
+    return first, {int(m.group(1)): " ".join(m.group(2).split())
+                   for m in re.finditer(r"^\[(\d+)\] (.*?)(?=^\[\d+\] |\Z)", out,
+                                        re.S | re.M)}
 
 
 def _book(project: Project, style: str = STYLE) -> None:
@@ -80,8 +91,13 @@ def test_citations_become_the_footnotes_pandoc_makes(
         project: Project, pandoc: str, refbook_log: pytest.LogCaptureFixture) -> None:
     _book(project)
     assert refbook_warnings(refbook_log) == []
-    marks, ours = footnotes(project.html("index.html"))
-    assert ours == pandoc_notes(pandoc, INDEX, str(project.root / "refs.bib"))
+    page = project.html("index.html")
+    marks, ours = footnotes(page)
+    first, theirs = pandoc_notes(pandoc, INDEX, str(project.root / "refs.bib"))
+    assert ours == theirs
+    # each mark after the punctuation that follows the citation, as pandoc places them
+    assert body_text(page) == first
+    assert first.startswith("The classic book.[1] Again.[2] A page of it.[3]")
     # numbered in reading order, the page's own footnote among the notes, and listed so
     assert [n for _, n in marks] == ["1", "2", "3", "4", "5", "6", "7"]
     assert marks[5] == ("remark", "6")

@@ -51,12 +51,15 @@ def test_citations_become_the_footnotes_pandoc_makes(
     b = build(src, "text", warningiserror=True)
     assert b.warnings == ""
     body, ours = notes_of_text(b.read("index.txt"))
-    _, theirs = pandoc_notes(pandoc, src / "index.md", src / "refs.bib")
+    page, theirs = pandoc_notes(pandoc, src / "index.md", src / "refs.bib")
     assert len(theirs) == 7
     assert ours == theirs
-    # numbered in reading order, the page's own footnote (6) among the citations' notes
-    assert ("The classic book [1]. Again [2]. A page of it [3]. Two works [4]. As Lamport[5] "
-            "shows, more. A remark.[6] Once more [7].") in body
+    # numbered in reading order, the page's own footnote (6) among the citations' notes, each
+    # mark after the punctuation that follows the citation, as pandoc places them
+    text = page[page.index("The classic book"):page.index("Once more")] + "Once more.[7]"
+    assert text in body
+    assert text == ("The classic book.[1] Again.[2] A page of it.[3] Two works.[4] As "
+                    "Lamport[5] shows, more. A remark.[6] Once more.[7]")
     assert ours[2] == "Ibid."
     assert ours[6].startswith("A remark that cites (Anna van der Berg and Carl Jones,")
 
@@ -66,7 +69,8 @@ def test_positions_are_per_page_and_rest_footnotes_count(
     src = copy_root("notes")
     b = build(src, "text", warningiserror=True)
     body, notes = notes_of_text(b.read("chapter.txt"))
-    assert "Each page counts on its own [1]. Then [2] and Leslie Lamport[3] again." in body
+    assert ("Each page counts on its own.[1] Then[2] and Leslie Lamport[3] again. A footnote "
+            "[4] and.[5]") in body
     # the reST footnote is note 4: the citation in it is printed there, in parentheses
     assert notes == {
         1: "Donald E. Knuth, The TeXbook (Addison-Wesley, 1984).",  # first on this page
