@@ -122,11 +122,11 @@ class NoteCitations(SphinxTransform):
         doc.note_autofootnote_ref(ref)
         doc.note_footnote_ref(ref)
         in_text: list[nodes.Node] = [ref]
-        if node["citation"].mode == "narrative":
+        narrative = node["citation"].mode == "narrative"
+        if narrative:
             author = note_author_node("", nodes.Text(node["citation"].source), note=name)
             in_text.insert(0, author)
-        else:
-            _after_punctuation(node, in_text)
+        _after_punctuation(node, in_text, narrative=narrative)
         node.replace_self(in_text)
         para = nodes.paragraph()
         para += node
@@ -134,19 +134,21 @@ class NoteCitations(SphinxTransform):
         return footnote, ref
 
 
-def _after_punctuation(node: citation_node, in_text: list[nodes.Node]) -> None:
+def _after_punctuation(node: citation_node, in_text: list[nodes.Node], *,
+                       narrative: bool) -> None:
     """As pandoc places a note: its mark right after the word before ("book.¹", not
-    "book ¹."), after the punctuation that follows the citation."""
+    "book ¹."; a narrative citation's author keeps its space), after the punctuation that
+    follows the citation."""
     parent = node.parent
     if parent is None:
         return
     at = parent.index(node)
     before = parent[at - 1] if at > 0 else None
-    if isinstance(before, nodes.Text) and before.rstrip(" \t") != before:
+    if not narrative and isinstance(before, nodes.Text) and before.rstrip(" \t") != before:
         parent[at - 1] = nodes.Text(before.rstrip(" \t"))
     after = parent[at + 1] if at + 1 < len(parent) else None
     if isinstance(after, nodes.Text) and after[:1] and after[:1] in NOTE_PUNCTUATION:
-        in_text.insert(0, nodes.Text(after[:1]))
+        in_text.insert(len(in_text) - 1, nodes.Text(after[:1]))  # before the mark
         if len(after) > 1:
             parent[at + 1] = nodes.Text(after[1:])
         else:

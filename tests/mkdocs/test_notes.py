@@ -30,7 +30,7 @@ INDEX = """\
 
 The classic book [@doe2019]. Again [@doe2019]. A page of it [@doe2019, p. 4].
 Two works [@lee2021; @doe2019]. As @lee2021 shows, more.
-A remark.[^remark] Once more [@lee2021].
+A remark.[^remark] Once more [@lee2021]. Finally @doe2019.
 
 [^remark]: A remark that cites [@smith2020a] in passing.
 """
@@ -99,9 +99,9 @@ def test_citations_become_the_footnotes_pandoc_makes(
     assert body_text(page) == first
     assert first.startswith("The classic book.[1] Again.[2] A page of it.[3]")
     # numbered in reading order, the page's own footnote among the notes, and listed so
-    assert [n for _, n in marks] == ["1", "2", "3", "4", "5", "6", "7"]
+    assert [n for _, n in marks] == ["1", "2", "3", "4", "5", "6", "7", "8"]
     assert marks[5] == ("remark", "6")
-    assert list(ours) == [1, 2, 3, 4, 5, 6, 7]
+    assert list(ours) == [1, 2, 3, 4, 5, 6, 7, 8]
     assert ours[2] == "Ibid."
     assert ours[6].startswith("A remark that cites (John Smith, “Alpha Results,”")
 
@@ -138,7 +138,8 @@ def test_note_numbers_of_a_page() -> None:
     a footnote definition takes that footnote's number."""
     citations = find_citations(INDEX)
     assert [(p.note, p.in_note) for p in note_numbers(INDEX, citations)] == [
-        (1, False), (2, False), (3, False), (4, False), (5, False), (7, False), (6, True)]
+        (1, False), (2, False), (3, False), (4, False), (5, False), (7, False), (8, False),
+        (6, True)]
     text = "A[^a] [@x]\n\n[^a]: one\n    still [@y]\n\nout [@z]\n"
     assert [(s, e) for s, e, _ in definitions(text)] == [(12, 36)]
     assert [(p.note, p.in_note) for p in note_numbers(text, find_citations(text))] == [

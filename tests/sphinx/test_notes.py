@@ -52,14 +52,15 @@ def test_citations_become_the_footnotes_pandoc_makes(
     assert b.warnings == ""
     body, ours = notes_of_text(b.read("index.txt"))
     page, theirs = pandoc_notes(pandoc, src / "index.md", src / "refs.bib")
-    assert len(theirs) == 7
+    assert len(theirs) == 8
     assert ours == theirs
     # numbered in reading order, the page's own footnote (6) among the citations' notes, each
     # mark after the punctuation that follows the citation, as pandoc places them
-    text = page[page.index("The classic book"):page.index("Once more")] + "Once more.[7]"
+    end = "Finally Knuth.[8]"
+    text = page[page.index("The classic book"):page.index(end) + len(end)]
     assert text in body
     assert text == ("The classic book.[1] Again.[2] A page of it.[3] Two works.[4] As "
-                    "Lamport[5] shows, more. A remark.[6] Once more.[7]")
+                    "Lamport[5] shows, more. A remark.[6] Once more.[7] Finally Knuth.[8]")
     assert ours[2] == "Ibid."
     assert ours[6].startswith("A remark that cites (Anna van der Berg and Carl Jones,")
 
@@ -94,7 +95,7 @@ def test_html_footnotes_and_back_links(copy_root: Callable[[str], Path],
         ("refbook-note-1", "cite-index-0", "1"), ("refbook-note-2", "cite-index-1", "2"),
         ("refbook-note-3", "cite-index-2", "3"), ("refbook-note-4", "cite-index-3", "4"),
         ("refbook-note-5", "cite-index-4", "5"), ("remark", "", "6"),
-        ("refbook-note-7", "cite-index-6", "7")]
+        ("refbook-note-7", "cite-index-6", "7"), ("refbook-note-8", "cite-index-7", "8")]
     # each note's text links its entry; the list's back-links lead to the notes' marks
     assert '<aside class="footnote brackets" id="refbook-note-1"' in index
     references = b.read("references.html")
