@@ -98,6 +98,9 @@ def test_html_footnotes_and_back_links(copy_root: Callable[[str], Path],
         ("refbook-note-7", "cite-index-6", "7"), ("refbook-note-8", "cite-index-7", "8")]
     # each note's text links its entry; the list's back-links lead to the notes' marks
     assert '<aside class="footnote brackets" id="refbook-note-1"' in index
+    # a note's DOI is a link of its own, never inside the link to the entry
+    assert '<a class="reference external" href="https://doi.org/10.1000/names.3">' in index
+    assert "</a></span></a>" not in index
     references = b.read("references.html")
     assert ('Cited in: <a class="reference internal" href="index.html#cite-index-0"><span>Notes'
             '</span></a>; <a class="reference internal" href="chapter.html#cite-chapter-1">'
