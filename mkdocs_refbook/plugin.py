@@ -45,6 +45,7 @@ from mkdocs.utils.meta import YAML_RE, get_data
 
 from mkdocs_refbook import report
 from mkdocs_refbook.extension import PENDING_CLASS, SOURCE_ATTR, RefbookExtension
+from mkdocs_refbook.notes import NOTE_LABEL, Placed, note_numbers, renumber, to_notes
 from mkdocs_refbook.options import SCOPES, RefbookConfig, Settings, settings_from
 from mkdocs_refbook.rendering import (
     STYLESHEET,
@@ -162,6 +163,8 @@ class PageData:
     renumbered: bool = False
     #: the page file's text when it was read before rendering
     source: str | None = None
+    #: note styles: where each citation of ``expected`` is printed (its note)
+    placed: list[Placed] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -187,6 +190,8 @@ class _Rendering:
     def footnotes(self, root: ET.Element) -> None:
         if self.data.full_labels:
             _drop_dangling_backrefs(root, self.data.full_labels)
+        if any(not p.in_note for p in self.data.placed):
+            renumber(root)
 
 
 def _blank_front_matter(source: str) -> str:
@@ -209,6 +214,13 @@ def _delimit(body: str, scope: str) -> str:
     start = first.end()
     return (f"{body[:start]}<!--refbook-list:{scope}-->{body[start:last]}"
             f"<!--/refbook-list-->{body[last:]}")
+
+
+def _placed(data: PageData, i: int) -> dict[str, Any]:
+    """A site's note (note styles), as ``CitationSite`` fields."""
+    if i < len(data.placed):
+        return {"note": data.placed[i].note, "in_note": data.placed[i].in_note}
+    return {}
 
 
 _FOOTNOTES = "<!-- refbook:footnotes -->"
@@ -364,9 +376,9 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         exts.append(self._extension)
         self._extension.host = None
         self._extension.narrative = self._settings.narrative
-        if self._settings.output == "footnotes" and not any(
+        if (self._settings.output == "footnotes" or self._note_style()) and not any(
                 e in ("footnotes", "markdown.extensions.footnotes") for e in exts):
-            # mkdocs-bibtex asks users to add it; its form needs it
+            # mkdocs-bibtex asks users to add it; its form needs it, and so do note styles
             exts.insert(0, "footnotes")
         if self._settings.stylesheet and STYLESHEET_PATH not in config.extra_css:
             config.extra_css.append(STYLESHEET_PATH)
@@ -384,6 +396,15 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         if os.path.isfile(s.style):  # a .csl file: an edit rebuilds
             server.watch(s.style)
         return server
+
+    def _note_style(self) -> bool:
+        """The book's style is a note style: its citations become footnotes."""
+        if self._settings.output != "refbook":
+            return False
+        try:
+            return get_style(self._settings.style, locale=self._settings.locale).kind == "note"
+        except StyleError:
+            return False
 
     @property
     def _settings(self) -> Settings:
@@ -484,6 +505,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         data.source = source
         text = _mask_code(self._commands(_blank_front_matter(source)))
         data.expected = self._found(text)
+        data.placed = (note_numbers(text, data.expected) if self._notes else [])
         data.lists = self._scopes(data, text)
 
     def _found(self, masked: str, offset: int = 0) -> list[Citation]:
@@ -533,7 +555,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
     def resolve_book(self) -> None:
         """Resolve the book from the pages' Markdown, as the pages are about to be rendered."""
         order = self._order()
-        self._resolve(order, {u: [CitationSite(u, i, c, c.line)
+        self._resolve(order, {u: [CitationSite(u, i, c, c.line, **_placed(self.pages[u], i))
                                   for i, c in enumerate(self.pages[u].expected)] for u in order})
 
     def _resolve(self, order: Sequence[str], sites: Mapping[str, Sequence[CitationSite]]) -> None:
@@ -545,7 +567,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         # What the formatting depends on: not lines or sections, so an edit of prose (the usual
         # edit under `mkdocs serve`) reuses the last resolution and only re-locates diagnostics.
         key = (id(self.bibliography), self.style.digest, tuple(order), tuple(nocite),
-               tuple((u, tuple((x.citation.refs, x.citation.mode) for x in sites[u]))
+               tuple((u, tuple((x.citation.refs, x.citation.mode, x.note, x.in_note)
+                               for x in sites[u]))
                      for u in order))
         if key != self._resolve_key or self.resolution is None:
             registry = Registry()
@@ -581,6 +604,10 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         scopes = self._marker_scopes(masked)
         changed = [(c.refs, c.mode) for c in found] != [(c.refs, c.mode) for c in data.expected]
         data.expected = found
+        if self._notes:
+            placed = note_numbers(masked, found)
+            changed = changed or placed != data.placed
+            data.placed = placed
         lists = self._scopes(data, masked)
         # the lists the plugin adds go at the end of the page
         added = [x for x in lists if x not in scopes]
@@ -593,8 +620,38 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             self.resolve_book()
         if self._settings.output == "footnotes":
             markdown = self._footnotes(markdown, data)
+        elif data.placed:
+            markdown = self._notes_markdown(markdown, data, page)
         self._extension.host = _Rendering(self, page, data)
         return markdown
+
+    @property
+    def _notes(self) -> bool:
+        """Citations become footnotes (a note style, refbook's output)."""
+        return self._settings.output == "refbook" and self.style.kind == "note"
+
+    def _notes_markdown(self, markdown: str, data: PageData, page: Page) -> str:
+        """Note styles: each citation of the running text → a footnote reference, its note a
+        footnote definition at the end (``mkdocs_refbook.notes``)."""
+        assert self.resolution is not None
+        res = self.resolution
+        links = self._links(page)
+        found = self._found(_mask_code(markdown))  # offsets of this Markdown
+        uri = data.src_uri
+
+        def note(i: int) -> str:
+            ir = res.citations.get((uri, i))
+            return "" if ir is None else citation_html(ir, f"refbook-cite-{i}", links)
+
+        def author(i: int) -> str | None:
+            ir = res.in_text.get((uri, i))
+            return None if ir is None else citation_html(ir, f"refbook-author-{i}", links)
+
+        data.anchors = [f"refbook-cite-{i}" if p.in_note else
+                        f"fnref:{NOTE_LABEL.format(n=i)}" for i, p in enumerate(data.placed)]
+        if len(found) != len(data.placed):
+            return markdown
+        return to_notes(markdown, found, data.placed, note, author)
 
     def _entry_key(self, key: str) -> str | None:
         """The key of the entry a cited key resolves to (None: unknown); letter case aside."""
@@ -730,7 +787,10 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         if self.resolution is None or self._settings.output == "footnotes":
             return None
         expected = r.data.expected
+        placed = r.data.placed
         for j in range(r.cursor, len(expected)):
+            if placed and j < len(placed) and not placed[j].in_note:
+                continue  # a note of its own: its footnote was written into the Markdown
             if expected[j].refs == citation.refs and expected[j].mode == citation.mode:
                 ir = self.resolution.citations.get((r.data.src_uri, j))
                 if ir is None:
@@ -800,7 +860,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         starts = [pos for pos, _ident, _t in headings]
         data.lists = [m.group("scope") for m in _LIST_REGION.finditer(html_text)]
         data.rendered_with = self._resolve_key
-        if self._settings.output == "footnotes":
+        if self._settings.output == "footnotes" or data.placed:
             data.lists += data.footnote_lists
             # the citations became footnote references in the Markdown: the sites are those
             data.sites = []
@@ -810,7 +870,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             for i, (c, anchor) in enumerate(zip(data.expected, data.anchors, strict=False)):
                 before = bisect_left(starts, ids.get(anchor, -1))
                 section = headings[before - 1][1] if before else ""
-                data.sites.append(CitationSite(data.src_uri, i, c, c.line, section, anchor))
+                data.sites.append(CitationSite(data.src_uri, i, c, c.line, section, anchor,
+                                               **_placed(data, i)))
             data.shown = [None] * len(data.sites)
             data.renumbered = False
             return html_text

@@ -14,6 +14,18 @@ from typing import TYPE_CHECKING
 from refbook.diagnostics import Code, Diagnostic
 from refbook.items import Items
 from refbook.models import Location
+from refbook.notes import (
+    NoteCitation,
+    NoteCite,
+    capitalized,
+    detach_links,
+    near_note_distance,
+    number_notes,
+    parenthesized,
+    positions,
+    punctuation_into_quotes,
+    starts_with_term,
+)
 from refbook.styles import CiteItem, CslStyle, get_style
 
 if TYPE_CHECKING:
@@ -39,6 +51,11 @@ class CitationSite:
     #: the host's name for the citation's form (sphinxcontrib-bibtex's role: ``p``, ``t``,
     #: ``year`` …), for hosts that write it in another tool's referencing style
     form: str = ""
+    #: note styles: the footnote the citation is printed in, numbered per document in reading
+    #: order (0: the host does not say — each citation is a note of its own, in index order)
+    note: int = 0
+    #: note styles: written inside a footnote (printed there inline, in parentheses)
+    in_note: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +69,9 @@ class Resolution:
     numbers: dict[str, int] = field(default_factory=dict)
     #: ``fold_case``: each key cited with other letter case → the entry's key
     aliases: dict[str, str] = field(default_factory=dict)
+    #: note styles: the part of a narrative citation printed in the text ("Lin" of "Lin¹
+    #: says"); its ``citations`` text is the footnote's
+    in_text: dict[tuple[str, int], Inlines] = field(default_factory=dict)
 
     def key_of(self, key: str) -> str:
         """The entry key a cited key stands for (itself unless folded)."""
@@ -166,6 +186,8 @@ class Registry:
         diagnostics: list[Diagnostic] = []
         citations: dict[tuple[str, int], Inlines] = {}
         backlinks: dict[str, list[CitationSite]] = {}
+        in_text: dict[tuple[str, int], Inlines] = {}
+        noted = note_positions(sites, style) if style.kind == "note" else None
         for w, s in zip(written, sites, strict=True):
             for k in w.citation.keys:
                 backlinks.setdefault(aliases.get(k, k), []).append(s)
@@ -173,7 +195,13 @@ class Registry:
                     where = Location(s.document, s.line)
                     diagnostics.append(case_folded_key(k, aliases[k], where) if k in aliases
                                        else unresolved_key(k, where, keys))
-            citations[(s.document, s.index)] = processor.cite(cite_items(s.citation))
+            if noted is None:
+                citations[(s.document, s.index)] = processor.cite(cite_items(s.citation))
+            else:
+                note, author = note_text(processor, s, noted[(s.document, s.index)])
+                citations[(s.document, s.index)] = note
+                if author is not None:
+                    in_text[(s.document, s.index)] = author
         for k in nocite:
             if k != "*" and k not in items:
                 diagnostics.append(unresolved_key(k, None, keys, what="nocite"))
@@ -181,7 +209,53 @@ class Registry:
         if memo_dir is not None:
             style.save_memo(memo_dir)
         return Resolution(citations, entries, {k: tuple(v) for k, v in backlinks.items()},
-                          tuple(diagnostics), numbers, aliases)
+                          tuple(diagnostics), numbers, aliases, in_text)
+
+
+def note_positions(sites: Sequence[CitationSite],
+                   style: CslStyle) -> dict[tuple[str, int], tuple[str, ...]]:
+    """Note styles: each site's cite positions (one per cite item of :func:`cite_items`),
+    computed per document in reading order (``refbook.notes.positions``)."""
+    distance = near_note_distance(style.style().options)
+    by_doc: dict[str, list[CitationSite]] = {}
+    for s in sites:
+        by_doc.setdefault(s.document, []).append(s)
+    out: dict[tuple[str, int], tuple[str, ...]] = {}
+    for doc_sites in by_doc.values():
+        numbers = number_notes([s.in_note for s in doc_sites])
+        ordered = sorted(zip(doc_sites, numbers, strict=True),
+                         key=lambda p: p[0].note or p[1])  # stable: reading order kept
+        found = positions(
+            [NoteCitation(tuple(NoteCite(c.id, c.locator, c.label, c.mode == "author-only")
+                                for c in cite_items(s.citation)), s.note or n)
+             for s, n in ordered], near_note_distance=distance)
+        for (s, _), held in zip(ordered, found, strict=True):
+            out[(s.document, s.index)] = held
+    return out
+
+
+def note_text(processor: Processor, site: CitationSite,
+              held: tuple[str, ...]) -> tuple[Inlines, Inlines | None]:
+    """Note styles: what the footnote of ``site`` says (its first letter upper case), or, for
+    a citation written inside a footnote, its text there (in parentheses); and a narrative
+    citation's part in the text (its author), else None."""
+    items = [replace(c, position=p) for c, p in zip(cite_items(site.citation), held, strict=True)]
+    author: Inlines | None = None
+    if site.citation.mode == "narrative":
+        author = processor.cite([c for c in items if c.mode == "author-only"])
+        items = [c for c in items if c.mode != "author-only"]
+    note = processor.cite(items)
+    if processor.style.locale.punctuation_in_quote:
+        note = punctuation_into_quotes(note)
+    note = detach_links(note)
+    if site.in_note:
+        return parenthesized(note), author
+    # a footnote starts a sentence: its prefix ("See …") or a term ("Ibid.") is capitalized
+    locale = processor.style.locale
+    if items and (items[0].prefix or starts_with_term(
+            note, (t for term in locale.terms.values() for t in (term.single, term.multiple)))):
+        note = capitalized(note)
+    return note, author
 
 
 def _case_aliases(sites: Sequence[CitationSite], nocite: Sequence[str],

@@ -39,6 +39,7 @@ from sphinx_refbook.nodes import (
     foot_entry_node,
     footcite_node,
 )
+from sphinx_refbook.notes import NoteCitations, note_author_node
 from sphinx_refbook.pandoc import PandocCitations
 from sphinx_refbook.roles import CiteRole
 from sphinx_refbook.search import escape_section_titles
@@ -73,7 +74,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(citation_node, html=COPIED_CITATION, latex=COPIED_CITATION,
                  text=COPIED_CITATION, man=COPIED_CITATION, texinfo=COPIED_CITATION)
     app.add_node(bibliography_node, html=SKIP, latex=SKIP, text=SKIP, man=SKIP, texinfo=SKIP)
-    for placeholder in (footcite_node, foot_author_node, foot_entry_node):
+    for placeholder in (footcite_node, foot_author_node, foot_entry_node, note_author_node):
         app.add_node(placeholder, html=PASS, latex=PASS, text=PASS, man=PASS, texinfo=PASS)
     app.add_domain(RefbookDomain)
     app.add_domain(CiteDomain)
@@ -84,6 +85,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("footbibliography", FootBibliographyDirective)
     app.add_transform(CitationLines)
     app.add_transform(PandocCitations)
+    app.add_transform(NoteCitations)
     app.add_transform(PlaceFootnotes)
     app.add_post_transform(ResolveCitations)
     app.add_post_transform(EntryLabels)

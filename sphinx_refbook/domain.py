@@ -55,7 +55,8 @@ if TYPE_CHECKING:
 # 4: footnote citations (footsites)
 # 5: citations at their role's own line (an environment of 4 holds their paragraphs' lines)
 # 6: citing sites hold their role's form; lists sphinxcontrib-bibtex's options
-ENV_VERSION = 6
+# 7: citing sites hold their note number (note styles)
+ENV_VERSION = 7
 
 
 class RefbookDomain(Domain):
@@ -138,7 +139,8 @@ class RefbookDomain(Domain):
             node["docname"] = docname
             sites.append(CitationSite(docname, i, node["citation"], node["citation"].line,
                                       _section_of(node), cite_anchor(docname, i),
-                                      node.get("form", "p")))
+                                      node.get("form", "p"), node.get("note", 0),
+                                      node.get("in_note", False)))
         if sites:
             self.sites[docname] = tuple(sites)
         foot = []
@@ -210,7 +212,7 @@ class RefbookDomain(Domain):
             s.latin1, syntaxes, s.compat,
             sorted(self.nocite.items()), sorted(self.data.get("nocite_at", {}).items()), s.check,
             [(doc, [(x.index, x.citation.refs, x.citation.mode, x.section, x.anchor, x.form,
-                     x.citation.source)
+                     x.citation.source, x.note, x.in_note)
                     for x in self.sites[doc]]) for doc in sorted(self.sites)],
             [(doc, [(x.index, x.citation.refs, x.citation.mode, x.form) for x in self.footsites[doc]])
              for doc in sorted(self.footsites)])))

@@ -38,6 +38,7 @@ from sphinx_refbook.nodes import (
     foot_entry_node,
     footcite_node,
 )
+from sphinx_refbook.notes import anchor_at_reference, note_author_node, note_authors
 from sphinx_refbook.render import item_key, to_nodes
 
 if TYPE_CHECKING:
@@ -75,6 +76,10 @@ class ResolveCitations(SphinxPostTransform):
         self._compat = settings(self.config).compat
         self._kind = "pybtex" if self._compat else get_style(settings(self.config).style).kind
         self._enum_count = 1
+        notes = note_authors(self.document) if any(
+            True for _ in self.document.findall(note_author_node)) else {}
+        for author in list(self.document.findall(note_author_node)):
+            author.replace_self(self._note_author(author, notes, book))
         for node in cites:
             node.replace_self(self._citation(node, book))
         for node in lists:
@@ -126,10 +131,22 @@ class ResolveCitations(SphinxPostTransform):
             span = nodes.inline("", "", classes=["bibtex-citation"], ids=[cite_anchor(doc, index)])
             span += to_nodes(ir, on_item)
             return [span]
-        anchor = nodes.target("", "", ids=[cite_anchor(doc, index)])
         out = nodes.inline("", "", classes=["refbook-citation"])
         out += to_nodes(ir, on_item)
+        if anchor_at_reference(self.document, node, cite_anchor(doc, index)):
+            return [out]  # a note: the back-links lead to its reference in the text
+        anchor = nodes.target("", "", ids=[cite_anchor(doc, index)])
         return [anchor, out]
+
+    def _note_author(self, author: note_author_node, notes: dict[str, citation_node],
+                     book: Book) -> nodes.Node:
+        """A narrative citation's author part in the text (note styles)."""
+        node = notes.get(author["note"])
+        ir = None if node is None else book.resolution.in_text.get(
+            (node.get("docname", self.env.docname), node.get("index", -1)))
+        if ir is None:
+            return nodes.inline("", author.astext(), classes=["refbook-unknown"])
+        return nodes.inline("", "", *to_nodes(ir), classes=["refbook-citation"])
 
     # -- footnote citations ------------------------------------------------------------------
     def _footcite(self, node: footcite_node, book: Book) -> nodes.inline:

@@ -483,7 +483,8 @@ class Evaluator:
             return self.position == "first"
         if v == "subsequent":
             return self.position != "first"
-        return self.position == v
+        # a cite holds several positions at once ("subsequent ibid near-note")
+        return v in self.position.split()
 
     # ------------------------------------------------------------------ text
 

@@ -56,6 +56,8 @@ class CiteItem:
     mode: str = "normal"
     #: show every name (no "et al.")
     all_names: bool = False
+    #: the cite's position(s) in its document, space-separated (``refbook.notes.positions``)
+    position: str = "first"
 
 
 @functools.cache
@@ -394,7 +396,8 @@ class Processor:
             else:
                 item = self._with_number(ci.id)
             o = self.ev.layout(c, item, self.disamb[ci.id], bibliography=False,
-                               locator=ci.locator, label=ci.label, all_names=ci.all_names)
+                               locator=ci.locator, label=ci.label, all_names=ci.all_names,
+                               position=ci.position)
             o = grouped([o])
             if ci.mode == "author-only":
                 o = _get_authors(o)
