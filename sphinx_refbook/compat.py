@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
+from refbook.diagnostics import Code
 from refbook.ir import Span, Text
 from refbook.styles.pybtex_bridge import plugin_names, style_exists, to_inlines, to_pybtex
 from refbook.styles.pybtex_refs import BUILTIN, Ref, ReferenceStyle, format_citation
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
     from sphinx.config import Config
 
+    from refbook.diagnostics import Diagnostic
     from refbook.ir import Inlines
 
 #: sphinxcontrib-bibtex 2.7's options besides bibtex_bibfiles/bibtex_encoding, with its defaults
@@ -111,6 +113,20 @@ def compat_problems(config: Config, *, compat: bool) -> list[tuple[str, str]]:
             found.append((name, (f"{name} = {template!r} is not a usable id template ({err!r}); "
                                 f"it may use {', '.join('{' + f + '}' for f in fields)}")))
     return found
+
+
+def scb_words(d: Diagnostic) -> str:
+    """sphinxcontrib-bibtex 2.7's words for the problem ``d`` ("" where it reports none): the
+    Sphinx adapter adds them to refbook's message in this look (``report.with_scb_words``)."""
+    if d.code is Code.UNKNOWN_KEY and d.key:
+        return f'could not find bibtex key "{d.key}"'
+    if d.code is Code.DUPLICATE_KEY and d.key and d.location is not None:
+        # pybtex's error, which sphinxcontrib-bibtex logs with the file it was parsing
+        return (f"bibliography data error in {d.location.file}: repeated bibliography entry: "
+                f"{d.key}")
+    if d.code is Code.FILE and d.location is not None and not d.location.line:
+        return f"could not open bibtex file {d.location.file}."  # a whole file unreadable
+    return ""
 
 
 def referencing_names() -> list[str]:
