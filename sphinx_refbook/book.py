@@ -264,6 +264,7 @@ def resolve_book(
     else:
         listed, items, styles = _pybtex_lists(bib, all_specs, wanted, cited_sites, doc_order,
                                               nocite_at or {}, compat)
+        problems += _duplicate_labels(all_specs, listed, items)
     home_spec: dict[str, tuple[str, int]] = {}
     # sphinxcontrib-bibtex's citations link to its citation lists only (not bullet or
     # enumerated ones): those come first in its look
@@ -499,6 +500,35 @@ def _restricted(bib: Bibliography, spec: ListSpec, keys: set[str],
         elif allowed is None or key in allowed:
             keys.add(key)
     return keys
+
+
+def _duplicate_labels(specs: Sequence[ListSpec], listed: Mapping[tuple[str, int], tuple[str, ...]],
+                      items: Mapping[tuple[str, int], Mapping[str, tuple[str, Inlines]]],
+                      ) -> list[Diagnostic]:
+    """sphinxcontrib-bibtex's look: a label that a citation list gives to an entry when an
+    earlier citation list of the book gave it to another (pybtex labels each list on its own,
+    so two pages may both show a [1]), at the later list, in sphinxcontrib-bibtex's words
+    first. Bullet and enumerated lists show no labels."""
+    out = []
+    first: dict[str, tuple[str, ListSpec]] = {}  # label → key, list
+    for spec in specs:
+        if spec.list_type != "citation":
+            continue
+        for key in listed[spec.ident]:
+            label = items[spec.ident][key][0]
+            seen = first.setdefault(label, (key, spec))
+            if seen[0] != key:
+                other = seen[1]
+                out.append(Diagnostic(
+                    Code.DUPLICATE_LABEL,
+                    f'duplicate label "{label}" for keys "{seen[0]}" and "{key}": the list '
+                    f"of {other.docname} (line {other.line}) labels {seen[0]!r} [{label}] and "
+                    f"this one labels {key!r} [{label}], so readers cannot tell them apart",
+                    Location(spec.docname, spec.line),
+                    "give the lists different :labelprefix: values, or use one list of the "
+                    "whole book",
+                    key=key))
+    return out
 
 
 def _unlisted(bib: Bibliography, sites: Mapping[str, tuple[CitationSite, ...]],

@@ -122,9 +122,6 @@ FAILS: dict[str, str] = {
     "test_duplicate.py::test_duplicate_nearly_identical_keys_2": "deliberate: ids that "
         "bibtex_cite_id makes twice on a page (keys differing only in accents) are numbered "
         "apart (cite-1-test-1) instead of warned about as duplicate ids",
-    "test_duplicate.py::test_duplicate_label": "missing feature: the warning 'duplicate label' "
-        "when lists of the book (here on two pages) give different entries the same label "
-        "('1'); each list is numbered on its own and each citation links to its own entry",
     "test_footcite.py::test_footcite_style_custom": "missing feature: a custom "
         "bibtex_foot_reference_style (a plugin); refbook refuses it with a configuration error "
         "naming the option",

@@ -94,3 +94,38 @@ def test_no_scb_words_in_refbook_look(tmp_path: Path, build: Callable[..., Built
                             'refbook_style = "chicago-author-date"\n'))
     assert len(ours) >= 6, ours
     assert not [t for _, t in ours if "sphinxcontrib-bibtex:" in t]
+
+
+TWO_LISTS = {
+    "index.rst": "Book\n====\n\n.. toctree::\n\n   doc1\n   doc2\n",
+    "doc1.rst": "Doc1\n====\n\nSee :cite:p:`knuth1984`.\n\n.. bibliography:: refs.bib\n{opts}",
+    "doc2.rst": "Doc2\n====\n\nSee :cite:p:`other2001`.\n\n.. bibliography:: more.bib\n{opts2}",
+}
+OTHER = "@book{other2001,\n  author = {Other, Olga},\n  title = {Another},\n  publisher = {P},\n  year = {2001}\n}\n"
+
+
+def _two_lists(tmp_path: Path, build: Callable[..., Built], extension: str,
+               prefixes: tuple[str, str]) -> list[tuple[str, str]]:
+    opts = [f"   :labelprefix: {p}\n" if p else "" for p in prefixes]
+    pages = {name: text.format(opts=opts[0], opts2=opts[1]) for name, text in TWO_LISTS.items()}
+    src = project(tmp_path / "-".join(prefixes), extension,
+                  'bibtex_bibfiles = ["refs.bib", "more.bib"]\nbibtex_default_style = "plain"\n',
+                  pages)
+    (src / "more.bib").write_text(OTHER, encoding="utf-8")
+    return _warnings(build(src, "text"))
+
+
+def test_duplicate_label_across_lists_as_sphinxcontrib_bibtex(
+        tmp_path: Path, build: Callable[..., Built]) -> None:
+    # two pages, each with its own list numbered from 1: two different works are both [1]
+    theirs = _two_lists(tmp_path, build, "sphinxcontrib.bibtex", ("", ""))
+    ours = _two_lists(tmp_path, build, "sphinx_refbook", ("", ""))
+    assert theirs == [("doc2.rst:6", 'duplicate label "1" for keys "knuth1984" and "other2001"')]
+    assert ours == [("doc2.rst:6", (
+        'duplicate label "1" for keys "knuth1984" and "other2001": the list of doc1 (line 6) '
+        "labels 'knuth1984' [1] and this one labels 'other2001' [1], so readers cannot tell "
+        "them apart (give the lists different :labelprefix: values, or use one list of the "
+        "whole book)"))]
+    # with label prefixes the labels differ: neither warns
+    assert _two_lists(tmp_path, build, "sphinxcontrib.bibtex", ("A", "B")) == []
+    assert _two_lists(tmp_path, build, "sphinx_refbook", ("A", "B")) == []
