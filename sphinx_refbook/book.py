@@ -118,6 +118,9 @@ class Book:
     items: dict[tuple[str, int], dict[str, tuple[str, Inlines]]] = field(default_factory=dict)
     #: a key cited with a list's ``:keyprefix:`` → the entry's key
     aliases: dict[str, str] = field(default_factory=dict)
+    #: footnote citations in a foot referencing style plugin's words: (docname, index) → the
+    #: text around the citation's footnote references (one part more than references)
+    foot_texts: dict[tuple[str, int], tuple[Inlines, ...]] = field(default_factory=dict)
 
     def in_citation_list(self, where: Target) -> bool:
         """Whether ``where`` is an entry of a list of docutils citations (sphinxcontrib-bibtex's
@@ -333,6 +336,7 @@ def resolve_book(
                 {k: _without_label(v) for k, v in foot.entries}, items, aliases)
     if compat is not None:
         book.foot_entries, book.foot_authors = _pybtex_footnotes(bib, footsites or {}, compat)
+        book.foot_texts = _plugin_foot_texts(bib, footsites or {}, compat)
     book.fingerprints = fingerprints(book, cited_sites, footsites or {})
     return book
 
@@ -582,6 +586,7 @@ def fingerprints(book: Book, sites: Mapping[str, tuple[CitationSite, ...]],
         for s in doc_sites:
             parts.setdefault(doc, []).append((
                 "foot", s.index, book.foot_authors.get((doc, s.index)),
+                book.foot_texts.get((doc, s.index)),
                 [(k, book.foot_entries.get(k)) for k in s.citation.keys]))
     for doc, doc_sites in sites.items():
         for s in doc_sites:
@@ -819,6 +824,26 @@ def _pybtex_citations(bib: Bibliography, sites: Mapping[str, tuple[CitationSite,
             if all(r.suppress_author for r in site.citation.refs) and form in _PANDOC_FORMS:
                 form = "year"
             out[doc, site.index] = cite(form, [r for _, r in sorted(refs, key=lambda x: x[0])])
+    return out
+
+
+def _plugin_foot_texts(bib: Bibliography, footsites: Mapping[str, tuple[CitationSite, ...]],
+                       compat: Compat) -> dict[tuple[str, int], tuple[Inlines, ...]]:
+    """bibtex_foot_reference_style naming a plugin: each footnote citation's text around its
+    footnote references, as the plugin writes it (a citation it cannot write keeps the 'foot'
+    style's text)."""
+    from sphinx_refbook.compat import foot_formatter
+
+    formatter = foot_formatter(compat.foot_reference_style)
+    if formatter is None:
+        return {}
+    out: dict[tuple[str, int], tuple[Inlines, ...]] = {}
+    for doc, doc_sites in footsites.items():
+        for site in doc_sites:
+            refs = [Ref(r.key, bib.get(r.key)) for r in site.citation.refs]
+            parts = formatter(site.form or "p", refs)
+            if parts is not None:
+                out[doc, site.index] = parts
     return out
 
 

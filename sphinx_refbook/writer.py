@@ -140,6 +140,15 @@ class ResolveCitations(SphinxPostTransform):
         out = nodes.inline("", "", classes=["refbook-footcite"])
         children = list(node.children)
         node.children = []
+        parts = book.foot_texts.get((doc, node.get("index", -1)))
+        refs = [c for c in children if isinstance(c, nodes.footnote_reference)]
+        if parts is not None and len(parts) == len(refs) + 1:
+            # a foot referencing style plugin's text, around the footnotes docutils numbered
+            for part, ref in zip(parts, [*refs, None], strict=True):
+                out += to_nodes(part)
+                if ref is not None:
+                    out += ref
+            return out
         first = True
         for child in children:
             if isinstance(child, foot_author_node):

@@ -122,9 +122,6 @@ FAILS: dict[str, str] = {
     "test_duplicate.py::test_duplicate_nearly_identical_keys_2": "deliberate: ids that "
         "bibtex_cite_id makes twice on a page (keys differing only in accents) are numbered "
         "apart (cite-1-test-1) instead of warned about as duplicate ids",
-    "test_footcite.py::test_footcite_style_custom": "missing feature: a custom "
-        "bibtex_foot_reference_style (a plugin); refbook refuses it with a configuration error "
-        "naming the option",
     "test_latex.py::test_latex_refs": _LATEX,
     "test_latex.py::test_latex_multidoc": _LATEX,
     "test_latex.py::test_latex_multidoc_2": _LATEX,
