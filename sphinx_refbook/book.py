@@ -121,6 +121,9 @@ class Book:
     #: footnote citations in a foot referencing style plugin's words: (docname, index) → the
     #: text around the citation's footnote references (one part more than references)
     foot_texts: dict[tuple[str, int], tuple[Inlines, ...]] = field(default_factory=dict)
+    #: sphinxcontrib-bibtex's look: key → every citation of it, in reading order (a citation
+    #: list links its label back to those on its page, and names the other pages' sections)
+    citing: dict[str, tuple[CitingPlace, ...]] = field(default_factory=dict)
 
     def in_citation_list(self, where: Target) -> bool:
         """Whether ``where`` is an entry of a list of docutils citations (sphinxcontrib-bibtex's
@@ -318,8 +321,12 @@ def resolve_book(
         res = replace(res, citations=_pybtex_citations(
             bib, cited_sites, all_specs, anchors, items, home, local, compat, aliases))
     back: dict[str, BackLinks] = {}
-    if backlinks:
-        back = _backlinks(res, sites, titles)
+    places: dict[str, tuple[CitingPlace, ...]] = {}
+    if backlinks or compat is not None:
+        # (sphinxcontrib-bibtex's look links an entry's label back to the page's citations
+        # whatever refbook_backlinks says: docutils' back-references)
+        back, places = _backlinks(res, sites, titles)
+        back = back if backlinks else {}
     check = check or Config()
     # validation: the .bib rules, then the book's citations (unknown keys, unused entries),
     # one configuration for both, as `refbook check --docs` applies it
@@ -337,6 +344,7 @@ def resolve_book(
     if compat is not None:
         book.foot_entries, book.foot_authors = _pybtex_footnotes(bib, footsites or {}, compat)
         book.foot_texts = _plugin_foot_texts(bib, footsites or {}, compat)
+        book.citing = places
     book.fingerprints = fingerprints(book, cited_sites, footsites or {})
     return book
 
@@ -421,8 +429,10 @@ def _without_label(entry: Inlines) -> Inlines:
 
 
 def _backlinks(res: Resolution, sites: Mapping[str, tuple[CitationSite, ...]],
-               titles: Mapping[str, str]) -> dict[str, BackLinks]:
-    """Each entry's back-links, titles shown as the pages show them.
+               titles: Mapping[str, str],
+               ) -> tuple[dict[str, BackLinks], dict[str, tuple[CitingPlace, ...]]]:
+    """Each entry's back-links, titles shown as the pages show them, and the places they come
+    from (every citation of the entry).
 
     ``titles`` and the sites' sections hold citations as written (``[@key]``): each becomes its
     formatted text, as in the heading itself. A site's section is empty above the page's first
@@ -439,14 +449,16 @@ def _backlinks(res: Resolution, sites: Mapping[str, tuple[CitationSite, ...]],
         for section, in_section in by_section.items():
             sections[doc, section] = rendered_title(section, in_section)
     out: dict[str, BackLinks] = {}
+    citing: dict[str, tuple[CitingPlace, ...]] = {}
     for k, places in res.backlinks.items():
         found = [CitingPlace(p.document, pages.get(p.document, p.document),
                              sections.get((p.document, p.section), p.section),
                              f"{p.document}#{p.anchor}") for p in places]
+        citing[k] = tuple(found)
         links = entry_backlinks(found)
         if links is not None:
             out[k] = links
-    return out
+    return out, citing
 
 
 #: (bib digest, options) → the .bib files' diagnostics: a citation edit, which re-resolves the

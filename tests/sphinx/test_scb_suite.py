@@ -54,8 +54,6 @@ _PRIVATE = "reads sphinxcontrib-bibtex's private internals: "
 _RAISES = ("deliberate: a configuration problem is logged as an error at its conf.py line and "
            "fails the build (Sphinx 8 and 9 print a raised ExtensionError as a crash report); "
            "the test expects the exception")
-_BACKLINKS = ("deliberate: refbook's back-links ('Cited in: page, section', after the entry's "
-              "text) replace docutils' back-references in the entry's label")
 _LATEX = ("deliberate: in LaTeX a citation is a Sphinx cross-reference to its \\bibitem "
           "(\\hyperref[index:ref-key]), not a docutils citation reference "
           "(\\hyperlink{cite.index:id3}); the PDF links the same entries")
@@ -95,10 +93,6 @@ NOT_RUN: dict[str, str] = {
 
 FAILS: dict[str, str] = {
     "test_autoapi.py::test_autoapi": "needs sphinx-autoapi (not installed)",
-    "test_autodoc.py::test_autodoc": _BACKLINKS,
-    "test_backrefs.py::test_backrefs": _BACKLINKS,
-    "test_bibliography.py::test_bibliography_order_unsorted": _BACKLINKS + " (its pattern "
-        "wants the entry's paragraph to end with the entry)",
     "test_bibfiles.py::test_bibfiles_out_of_date": _PRIVATE + "its cache's status messages",
     "test_bibfiles.py::test_bibfiles_absolute_path": _PRIVATE + "its 'parsing bibtex file' "
                                                                 "status message",
