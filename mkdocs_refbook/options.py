@@ -84,7 +84,10 @@ OPTIONS: tuple[Option, ...] = (
            "`refbook` (linked citations, a book-wide list, back-links), `footnotes` (as "
            "mkdocs-bibtex: footnote references and a footnote list per page) or `auto`: "
            "`footnotes` when an mkdocs-bibtex option below is set and none of `style`, "
-           "`references_page`, `references_title`, `per_page_lists`, `backlinks`, `tooltips`."),
+           "`references_page`, `references_title`, `per_page_lists`, `backlinks`, `tooltips`. "
+           "`footnotes` without `style`, `csl_file`, `locale` and `cite_inline` formats entries "
+           "with pybtex's \"plain\" style, as mkdocs-bibtex does (pybtex comes with "
+           "`refbook[mkdocs]`)."),
     # mkdocs-bibtex's options (docs/mkdocs-migration.md), same names, same defaults
     Option("bib_file", str, None,
            "mkdocs-bibtex: one more `.bib` file, relative to `mkdocs.yml` (a URL is an error: "
