@@ -264,12 +264,13 @@ def resolve_book(
                            memo_dir=cache_dir)
     entries = dict(res.entries)
     items: dict[tuple[str, int], dict[str, tuple[str, Inlines]]] = {}
+    unformatted: list[Diagnostic] = []
     if compat is None:
         listed = {spec.ident: tuple(k for k, _ in res.entries if k in wanted[spec.ident])
                   for spec in all_specs}
     else:
-        listed, items, styles = _pybtex_lists(bib, all_specs, wanted, cited_sites, doc_order,
-                                              nocite_at or {}, compat)
+        listed, items, styles, unformatted = _pybtex_lists(
+            bib, all_specs, wanted, cited_sites, doc_order, nocite_at or {}, compat)
         problems += _duplicate_labels(all_specs, listed, items)
     home_spec: dict[str, tuple[str, int]] = {}
     # sphinxcontrib-bibtex's citations link to its citation lists only (not bullet or
@@ -331,6 +332,10 @@ def resolve_book(
     # validation: the .bib rules, then the book's citations (unknown keys, unused entries),
     # one configuration for both, as `refbook check --docs` applies it
     bib_problems = _bib_checks(bib, check, files_digest(bibfiles), cache_dir)
+    # an entry the style could not format is said once: by the missing-field rule at the entry
+    # when it reports the entry, else here at the list that shows pybtex's message instead
+    reported = {d.key for d in bib_problems if d.code is Code.MISSING_FIELD}
+    problems += [d for d in unformatted if d.key not in reported]
     used = set(bib.keys()) if everything else {k for k, _ in res.entries} | cited_set | foot_used
     unused = (unused_entries(bib, used, syntaxes=syntaxes) if check.enabled(Code.UNUSED_ENTRY)
               else [])
@@ -692,10 +697,11 @@ def _pybtex_lists(bib: Bibliography, specs: Sequence[ListSpec],
                   nocite_at: Mapping[str, tuple[tuple[int, str], ...]], compat: Compat,
                   ) -> tuple[dict[tuple[str, int], tuple[str, ...]],
                              dict[tuple[str, int], dict[str, tuple[str, Inlines]]],
-                             dict[tuple[str, int], str]]:
+                             dict[tuple[str, int], str], list[Diagnostic]]:
     """Each list as sphinxcontrib-bibtex makes it: its entries in order of citation (as cited,
     prefix included), then of the .bib files, sorted, labelled and formatted by its pybtex
-    style."""
+    style; and each entry the style could not format (it shows pybtex's message instead, as
+    in sphinxcontrib-bibtex, which warns at the list with that message)."""
     cited_order: list[str] = []
     for doc in [*doc_order, *sorted(set(nocite_at) - set(doc_order))]:
         # citations and :cite:empty: keys in page order (each :cite:empty: knows how many
@@ -706,6 +712,7 @@ def _pybtex_lists(bib: Bibliography, specs: Sequence[ListSpec],
     listed: dict[tuple[str, int], tuple[str, ...]] = {}
     items: dict[tuple[str, int], dict[str, tuple[str, Inlines]]] = {}
     styles: dict[tuple[str, int], str] = {}
+    unformatted: list[Diagnostic] = []
     for spec in specs:
         keys = {k for k in wanted[spec.ident] if k in bib}
         first = [k[len(spec.keyprefix):] for k in cited_order if k.startswith(spec.keyprefix)]
@@ -717,7 +724,14 @@ def _pybtex_lists(bib: Bibliography, specs: Sequence[ListSpec],
         listed[spec.ident] = tuple(f.key for f in formatted)
         items[spec.ident] = {f.key: (f.label, f.text) for f in formatted}
         styles[spec.ident] = style
-    return listed, items, styles
+        unformatted += [Diagnostic(
+            Code.UNFORMATTED_ENTRY,
+            f"{f.missing}: pybtex's {style!r} style cannot format {f.key!r}, so this list "
+            "shows that message in bold in its place",
+            Location(spec.docname, spec.line),
+            "add the field to the entry, or choose another style: bibtex_default_style, or "
+            ":style: on the list", key=f.key) for f in formatted if f.missing]
+    return listed, items, styles, unformatted
 
 
 def _docutils_id(compat: Compat | None, ident: str, taken: set[str]) -> str:

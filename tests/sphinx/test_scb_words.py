@@ -129,3 +129,26 @@ def test_duplicate_label_across_lists_as_sphinxcontrib_bibtex(
     # with label prefixes the labels differ: neither warns
     assert _two_lists(tmp_path, build, "sphinxcontrib.bibtex", ("A", "B")) == []
     assert _two_lists(tmp_path, build, "sphinx_refbook", ("A", "B")) == []
+
+
+NO_YEAR = "@article{noyear,\n  author = {Doe, Jane},\n  title = {T},\n  journal = {J}\n}\n"
+
+
+def test_entry_the_style_cannot_format_is_reported_at_the_list(
+        tmp_path: Path, build: Callable[..., Built]) -> None:
+    # with refbook's field rules off, the entry pybtex cannot format (no year) would show
+    # pybtex's message in the list without a word: it is reported there, as sphinxcontrib-bibtex
+    # reports it
+    pages = {"index.rst": "Book\n====\n\n:cite:p:`noyear`\n\n.. bibliography::\n"}
+    off = 'refbook_check = {"ignore": ["types", "dates"]}\n'
+    found = []
+    for extension in ("sphinxcontrib.bibtex", "sphinx_refbook"):
+        src = project(tmp_path / "off", extension, off, pages)
+        (src / "refs.bib").write_text(NO_YEAR, encoding="utf-8")
+        found.append(_warnings(build(src, "text")))
+    theirs, ours = found
+    assert theirs == [("index.rst:6", "missing year in noyear")]
+    assert ours == [("index.rst:6", (
+        "missing year in noyear: pybtex's 'alpha' style cannot format 'noyear', so this list "
+        "shows that message in bold in its place (add the field to the entry, or choose another "
+        "style: bibtex_default_style, or :style: on the list)"))]
