@@ -84,7 +84,10 @@ OPTIONS: tuple[Option, ...] = (
            "`refbook` (linked citations, a book-wide list, back-links), `footnotes` (as "
            "mkdocs-bibtex: footnote references and a footnote list per page) or `auto`: "
            "`footnotes` when an mkdocs-bibtex option below is set and none of `style`, "
-           "`references_page`, `references_title`, `per_page_lists`, `backlinks`, `tooltips`."),
+           "`references_page`, `references_title`, `per_page_lists`, `backlinks`, `tooltips`. "
+           "`footnotes` without `style`, `csl_file`, `locale` and `cite_inline` formats entries "
+           "with pybtex's \"plain\" style, as mkdocs-bibtex does (pybtex comes with "
+           "`refbook[mkdocs]`)."),
     # mkdocs-bibtex's options (docs/mkdocs-migration.md), same names, same defaults
     Option("bib_file", str, None,
            "mkdocs-bibtex: one more `.bib` file, relative to `mkdocs.yml` (a URL is an error: "
@@ -182,6 +185,11 @@ class Settings:
     bib_dir: str | None = None
     #: the locale asked for (None: the style's default-locale)
     locale: str | None = None
+    #: the pybtex style that formats entries in ``footnotes`` output (mkdocs-bibtex's look):
+    #: ``"plain"`` when the site sets none of ``style``, ``csl_file``, ``locale`` and
+    #: ``cite_inline`` (mkdocs-bibtex formats with pybtex's "plain" without a CSL file);
+    #: None: the refbook style formats them
+    entry_style: str | None = None
 
     def suppressed(self, code: Code, key: str = "") -> bool:
         names = {code.slug, code.qualified}
@@ -316,7 +324,7 @@ def settings_from(values: base.Config, config_file: str | None,
                "per_entry_ignore and extra_fields; 'refbook check --list-rules' names every code)")
         raise PluginError(msg) from exc
     return Settings(
-        check=check,
+        check=check, entry_style=_entry_style(values, bibtex["output"], given),
         bib_files=tuple(paths), style=style, strict=bool(values["strict"]),
         references_page=page, references_title=str(values["references_title"]),
         nocite=tuple(values["nocite"]),
@@ -327,6 +335,19 @@ def settings_from(values: base.Config, config_file: str | None,
                  if values["bib_dir"] is not None else None),
         **bibtex,
     )
+
+
+#: options that choose refbook's styles for the entry text of ``footnotes`` output
+REFBOOK_STYLE_OPTIONS = frozenset({"style", "csl_file", "locale"})
+
+
+def _entry_style(values: base.Config, output: str, given: frozenset[str]) -> str | None:
+    """mkdocs-bibtex's look: without a CSL file it formats entries with pybtex's "plain" style;
+    a site that picks no style keeps that look (``cite_inline`` shows a citation text, which
+    only refbook's styles make, so it selects them)."""
+    if output != "footnotes" or given & REFBOOK_STYLE_OPTIONS or values["cite_inline"]:
+        return None
+    return "plain"
 
 
 def _codec(name: str) -> str:

@@ -344,6 +344,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self._bib_keep: Bibliography | None = None
         self._entry_texts: dict[str, str] = {}
         self._entry_map: dict[str, Any] = {}
+        #: the pybtex style of the entry text (mkdocs-bibtex's look), once pybtex is found
+        self._entry_style: str | None = None
         self._page_objects: dict[str, Page] = {}
         self._bib_checks: list[Diagnostic] = []
         self._unused: list[Diagnostic] = []
@@ -368,6 +370,12 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self.settings = settings_from(self.config, config.config_file_path, self._given)
+        self._entry_style = self.settings.entry_style
+        if self._entry_style is not None:
+            report.log.info(
+                f"entries are formatted with pybtex's {self._entry_style!r} style, as "
+                "mkdocs-bibtex formats them without a csl_file; set style: chicago-author-date "
+                "(or numeric, or a CSL style) for refbook's styles")
         # MkDocs types the list as names, but Python-Markdown takes Extension instances too;
         # only this plugin's instance renders for it (not one left by an earlier config)
         exts: list[Any] = config.markdown_extensions
@@ -566,7 +574,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             nocite.append("*")
         # What the formatting depends on: not lines or sections, so an edit of prose (the usual
         # edit under `mkdocs serve`) reuses the last resolution and only re-locates diagnostics.
-        key = (id(self.bibliography), self.style.digest, tuple(order), tuple(nocite),
+        key = (id(self.bibliography), self.style.digest, self._entry_style, tuple(order),
+               tuple(nocite),
                tuple((u, tuple((x.citation.refs, x.citation.mode, x.note, x.in_note)
                                for x in sites[u]))
                      for u in order))
@@ -579,11 +588,33 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             self.resolution = registry.resolve(self.bibliography, self.items, self.style,
                                                order=order, nocite=nocite, fold_case=True)
             self._entry_map = dict(self.resolution.entries)
+            if self._entry_style is not None:
+                self._entry_map = self._pybtex_entries(self._entry_style)
             self._entry_texts = {}
             self._resolve_key = key
             self._bib_keep = self.bibliography  # keeps id() in the key meaningful
         self.home = next((u for u in order for scope in self.pages[u].lists
                           if scope in ("book", "all")), None)
+
+    def _pybtex_entries(self, style: str) -> dict[str, Any]:
+        """The resolved entries' text as the pybtex ``style`` formats it (mkdocs-bibtex's look);
+        without pybtex, refbook's style's text and an info line that says how to get it."""
+        assert self.resolution is not None
+        assert self.bibliography is not None
+        try:
+            from refbook.styles.pybtex_bridge import format_entry
+        except ImportError:
+            report.log.info(
+                f"entries are formatted with refbook's style, not pybtex's {style!r} as "
+                "mkdocs-bibtex formats them: pybtex is not installed (pip install "
+                "'refbook[mkdocs]' installs it)")
+            self._entry_style = None
+            return dict(self.resolution.entries)
+        out: dict[str, Any] = {}
+        for key, ir in self.resolution.entries:
+            entry = self.bibliography.get(key)
+            out[key] = format_entry(entry, style).text if entry is not None else ir
+        return out
 
     # -- rendering pages ---------------------------------------------------------------------
 
@@ -685,14 +716,15 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             anchor = f"refbook-cite-{i}"
             key_anchors: list[str | None] = []
             if c.mode == "narrative":
-                # mkdocs-bibtex shows the entry's text in place of a bare @key
+                # mkdocs-bibtex shows the entry's text in place of a bare @key, nothing around
+                # it; the back-links' target is an empty anchor after it
                 key = c.refs[0].key
                 head = len(f"@{{{key}}}") if markdown.startswith("@{", c.start) else len(key) + 1
                 entry_key = self._entry_key(key)
                 text = (to_markdown(self._entry_map[entry_key]) if entry_key is not None
                         else _unresolved_md(key))
                 rest = markdown[c.start + head:c.end]  # a bracketed suffix stays as written
-                rendered = f'<span class="refbook-cite" id="{anchor}">{text}</span>{rest}'
+                rendered = f'{text}<span id="{anchor}"></span>{rest}'
                 key_anchors.append(None)
             else:
                 refs: list[str] = []

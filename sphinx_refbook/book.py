@@ -118,6 +118,12 @@ class Book:
     items: dict[tuple[str, int], dict[str, tuple[str, Inlines]]] = field(default_factory=dict)
     #: a key cited with a list's ``:keyprefix:`` → the entry's key
     aliases: dict[str, str] = field(default_factory=dict)
+    #: footnote citations in a foot referencing style plugin's words: (docname, index) → the
+    #: text around the citation's footnote references (one part more than references)
+    foot_texts: dict[tuple[str, int], tuple[Inlines, ...]] = field(default_factory=dict)
+    #: sphinxcontrib-bibtex's look: key → every citation of it, in reading order (a citation
+    #: list links its label back to those on its page, and names the other pages' sections)
+    citing: dict[str, tuple[CitingPlace, ...]] = field(default_factory=dict)
 
     def in_citation_list(self, where: Target) -> bool:
         """Whether ``where`` is an entry of a list of docutils citations (sphinxcontrib-bibtex's
@@ -258,12 +264,14 @@ def resolve_book(
                            memo_dir=cache_dir)
     entries = dict(res.entries)
     items: dict[tuple[str, int], dict[str, tuple[str, Inlines]]] = {}
+    unformatted: list[Diagnostic] = []
     if compat is None:
         listed = {spec.ident: tuple(k for k, _ in res.entries if k in wanted[spec.ident])
                   for spec in all_specs}
     else:
-        listed, items, styles = _pybtex_lists(bib, all_specs, wanted, cited_sites, doc_order,
-                                              nocite_at or {}, compat)
+        listed, items, styles, unformatted = _pybtex_lists(
+            bib, all_specs, wanted, cited_sites, doc_order, nocite_at or {}, compat)
+        problems += _duplicate_labels(all_specs, listed, items)
     home_spec: dict[str, tuple[str, int]] = {}
     # sphinxcontrib-bibtex's citations link to its citation lists only (not bullet or
     # enumerated ones): those come first in its look
@@ -314,12 +322,20 @@ def resolve_book(
         res = replace(res, citations=_pybtex_citations(
             bib, cited_sites, all_specs, anchors, items, home, local, compat, aliases))
     back: dict[str, BackLinks] = {}
-    if backlinks:
-        back = _backlinks(res, sites, titles)
+    places: dict[str, tuple[CitingPlace, ...]] = {}
+    if backlinks or compat is not None:
+        # (sphinxcontrib-bibtex's look links an entry's label back to the page's citations
+        # whatever refbook_backlinks says: docutils' back-references)
+        back, places = _backlinks(res, sites, titles)
+        back = back if backlinks else {}
     check = check or Config()
     # validation: the .bib rules, then the book's citations (unknown keys, unused entries),
     # one configuration for both, as `refbook check --docs` applies it
     bib_problems = _bib_checks(bib, check, files_digest(bibfiles), cache_dir)
+    # an entry the style could not format is said once: by the missing-field rule at the entry
+    # when it reports the entry, else here at the list that shows pybtex's message instead
+    reported = {d.key for d in bib_problems if d.code is Code.MISSING_FIELD}
+    problems += [d for d in unformatted if d.key not in reported]
     used = set(bib.keys()) if everything else {k for k, _ in res.entries} | cited_set | foot_used
     unused = (unused_entries(bib, used, syntaxes=syntaxes) if check.enabled(Code.UNUSED_ENTRY)
               else [])
@@ -332,6 +348,8 @@ def resolve_book(
                 {k: _without_label(v) for k, v in foot.entries}, items, aliases)
     if compat is not None:
         book.foot_entries, book.foot_authors = _pybtex_footnotes(bib, footsites or {}, compat)
+        book.foot_texts = _plugin_foot_texts(bib, footsites or {}, compat)
+        book.citing = places
     book.fingerprints = fingerprints(book, cited_sites, footsites or {})
     return book
 
@@ -416,8 +434,10 @@ def _without_label(entry: Inlines) -> Inlines:
 
 
 def _backlinks(res: Resolution, sites: Mapping[str, tuple[CitationSite, ...]],
-               titles: Mapping[str, str]) -> dict[str, BackLinks]:
-    """Each entry's back-links, titles shown as the pages show them.
+               titles: Mapping[str, str],
+               ) -> tuple[dict[str, BackLinks], dict[str, tuple[CitingPlace, ...]]]:
+    """Each entry's back-links, titles shown as the pages show them, and the places they come
+    from (every citation of the entry).
 
     ``titles`` and the sites' sections hold citations as written (``[@key]``): each becomes its
     formatted text, as in the heading itself. A site's section is empty above the page's first
@@ -434,14 +454,16 @@ def _backlinks(res: Resolution, sites: Mapping[str, tuple[CitationSite, ...]],
         for section, in_section in by_section.items():
             sections[doc, section] = rendered_title(section, in_section)
     out: dict[str, BackLinks] = {}
+    citing: dict[str, tuple[CitingPlace, ...]] = {}
     for k, places in res.backlinks.items():
         found = [CitingPlace(p.document, pages.get(p.document, p.document),
                              sections.get((p.document, p.section), p.section),
                              f"{p.document}#{p.anchor}") for p in places]
+        citing[k] = tuple(found)
         links = entry_backlinks(found)
         if links is not None:
             out[k] = links
-    return out
+    return out, citing
 
 
 #: (bib digest, options) → the .bib files' diagnostics: a citation edit, which re-resolves the
@@ -501,6 +523,35 @@ def _restricted(bib: Bibliography, spec: ListSpec, keys: set[str],
     return keys
 
 
+def _duplicate_labels(specs: Sequence[ListSpec], listed: Mapping[tuple[str, int], tuple[str, ...]],
+                      items: Mapping[tuple[str, int], Mapping[str, tuple[str, Inlines]]],
+                      ) -> list[Diagnostic]:
+    """sphinxcontrib-bibtex's look: a label that a citation list gives to an entry when an
+    earlier citation list of the book gave it to another (pybtex labels each list on its own,
+    so two pages may both show a [1]), at the later list, in sphinxcontrib-bibtex's words
+    first. Bullet and enumerated lists show no labels."""
+    out = []
+    first: dict[str, tuple[str, ListSpec]] = {}  # label → key, list
+    for spec in specs:
+        if spec.list_type != "citation":
+            continue
+        for key in listed[spec.ident]:
+            label = items[spec.ident][key][0]
+            seen = first.setdefault(label, (key, spec))
+            if seen[0] != key:
+                other = seen[1]
+                out.append(Diagnostic(
+                    Code.DUPLICATE_LABEL,
+                    f'duplicate label "{label}" for keys "{seen[0]}" and "{key}": the list '
+                    f"of {other.docname} (line {other.line}) labels {seen[0]!r} [{label}] and "
+                    f"this one labels {key!r} [{label}], so readers cannot tell them apart",
+                    Location(spec.docname, spec.line),
+                    "give the lists different :labelprefix: values, or use one list of the "
+                    "whole book",
+                    key=key))
+    return out
+
+
 def _unlisted(bib: Bibliography, sites: Mapping[str, tuple[CitationSite, ...]],
               doc_order: Sequence[str], home: Mapping[str, Target],
               local: Mapping[tuple[str, str], str],
@@ -552,6 +603,7 @@ def fingerprints(book: Book, sites: Mapping[str, tuple[CitationSite, ...]],
         for s in doc_sites:
             parts.setdefault(doc, []).append((
                 "foot", s.index, book.foot_authors.get((doc, s.index)),
+                book.foot_texts.get((doc, s.index)),
                 [(k, book.foot_entries.get(k)) for k in s.citation.keys]))
     for doc, doc_sites in sites.items():
         for s in doc_sites:
@@ -645,10 +697,11 @@ def _pybtex_lists(bib: Bibliography, specs: Sequence[ListSpec],
                   nocite_at: Mapping[str, tuple[tuple[int, str], ...]], compat: Compat,
                   ) -> tuple[dict[tuple[str, int], tuple[str, ...]],
                              dict[tuple[str, int], dict[str, tuple[str, Inlines]]],
-                             dict[tuple[str, int], str]]:
+                             dict[tuple[str, int], str], list[Diagnostic]]:
     """Each list as sphinxcontrib-bibtex makes it: its entries in order of citation (as cited,
     prefix included), then of the .bib files, sorted, labelled and formatted by its pybtex
-    style."""
+    style; and each entry the style could not format (it shows pybtex's message instead, as
+    in sphinxcontrib-bibtex, which warns at the list with that message)."""
     cited_order: list[str] = []
     for doc in [*doc_order, *sorted(set(nocite_at) - set(doc_order))]:
         # citations and :cite:empty: keys in page order (each :cite:empty: knows how many
@@ -659,6 +712,7 @@ def _pybtex_lists(bib: Bibliography, specs: Sequence[ListSpec],
     listed: dict[tuple[str, int], tuple[str, ...]] = {}
     items: dict[tuple[str, int], dict[str, tuple[str, Inlines]]] = {}
     styles: dict[tuple[str, int], str] = {}
+    unformatted: list[Diagnostic] = []
     for spec in specs:
         keys = {k for k in wanted[spec.ident] if k in bib}
         first = [k[len(spec.keyprefix):] for k in cited_order if k.startswith(spec.keyprefix)]
@@ -670,7 +724,14 @@ def _pybtex_lists(bib: Bibliography, specs: Sequence[ListSpec],
         listed[spec.ident] = tuple(f.key for f in formatted)
         items[spec.ident] = {f.key: (f.label, f.text) for f in formatted}
         styles[spec.ident] = style
-    return listed, items, styles
+        unformatted += [Diagnostic(
+            Code.UNFORMATTED_ENTRY,
+            f"{f.missing}: pybtex's {style!r} style cannot format {f.key!r}, so this list "
+            "shows that message in bold in its place",
+            Location(spec.docname, spec.line),
+            "add the field to the entry, or choose another style: bibtex_default_style, or "
+            ":style: on the list", key=f.key) for f in formatted if f.missing]
+    return listed, items, styles, unformatted
 
 
 def _docutils_id(compat: Compat | None, ident: str, taken: set[str]) -> str:
@@ -789,6 +850,26 @@ def _pybtex_citations(bib: Bibliography, sites: Mapping[str, tuple[CitationSite,
             if all(r.suppress_author for r in site.citation.refs) and form in _PANDOC_FORMS:
                 form = "year"
             out[doc, site.index] = cite(form, [r for _, r in sorted(refs, key=lambda x: x[0])])
+    return out
+
+
+def _plugin_foot_texts(bib: Bibliography, footsites: Mapping[str, tuple[CitationSite, ...]],
+                       compat: Compat) -> dict[tuple[str, int], tuple[Inlines, ...]]:
+    """bibtex_foot_reference_style naming a plugin: each footnote citation's text around its
+    footnote references, as the plugin writes it (a citation it cannot write keeps the 'foot'
+    style's text)."""
+    from sphinx_refbook.compat import foot_formatter
+
+    formatter = foot_formatter(compat.foot_reference_style)
+    if formatter is None:
+        return {}
+    out: dict[tuple[str, int], tuple[Inlines, ...]] = {}
+    for doc, doc_sites in footsites.items():
+        for site in doc_sites:
+            refs = [Ref(r.key, bib.get(r.key)) for r in site.citation.refs]
+            parts = formatter(site.form or "p", refs)
+            if parts is not None:
+                out[doc, site.index] = parts
     return out
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
+from refbook.diagnostics import Code
 from refbook.ir import Span, Text
 from refbook.styles.pybtex_bridge import plugin_names, style_exists, to_inlines, to_pybtex
 from refbook.styles.pybtex_refs import BUILTIN, Ref, ReferenceStyle, format_citation
@@ -25,7 +26,8 @@ if TYPE_CHECKING:
 
     from sphinx.config import Config
 
-    from refbook.ir import Inlines
+    from refbook.diagnostics import Diagnostic
+    from refbook.ir import Inline, Inlines
 
 #: sphinxcontrib-bibtex 2.7's options besides bibtex_bibfiles/bibtex_encoding, with its defaults
 COMPAT_OPTIONS: dict[str, object] = {
@@ -93,11 +95,15 @@ def compat_problems(config: Config, *, compat: bool) -> list[tuple[str, str]]:
             f"bibtex_reference_style = {s.reference_style!r} is not a referencing style; "
             f"choose one of: {', '.join(referencing_names())} (or install or register the "
             "plugin that provides it)")))
-    if s.foot_reference_style != "foot":
+    foot = s.foot_reference_style
+    if foot != "foot" and (foot in BUILTIN or isinstance(referencing_style(foot),
+                                                           ReferenceStyle | None)):
+        plugins = [n for n in referencing_names() if n not in BUILTIN]
         found.append(("bibtex_foot_reference_style", (
-            f"bibtex_foot_reference_style = {s.foot_reference_style!r}: refbook writes footnote "
-            "citations in sphinxcontrib-bibtex's 'foot' style only; remove the option (or set "
-            "refbook_style for refbook's footnotes)")))
+            f"bibtex_foot_reference_style = {foot!r} is not a footnote referencing style; "
+            "use 'foot' (the default) or a plugin registered in the "
+            f"{REFERENCING} entry-point group (installed: {', '.join(plugins) or 'none'}), "
+            "or set refbook_style for refbook's footnotes")))
     for name, template, fields in (("bibtex_cite_id", s.cite_id, ("bibliography_count", "key")),
                                    ("bibtex_footcite_id", s.footcite_id,
                                     ("footbibliography_count", "key")),
@@ -111,6 +117,70 @@ def compat_problems(config: Config, *, compat: bool) -> list[tuple[str, str]]:
             found.append((name, (f"{name} = {template!r} is not a usable id template ({err!r}); "
                                 f"it may use {', '.join('{' + f + '}' for f in fields)}")))
     return found
+
+
+#: the place of a footnote reference in a foot style plugin's text (see :func:`foot_formatter`)
+_FOOT_REF = "foot-ref"
+
+
+def foot_formatter(name: str) -> Callable[[str, Sequence[Ref]], tuple[Inlines, ...] | None] | None:
+    """For a foot referencing style registered as a plugin (``bibtex_foot_reference_style``):
+    ``(role, refs) →`` the citation's text around its footnote references, one part more than
+    references (before the first, between, after the last), or None where the plugin does not
+    write each reference once, in order. None for the built-in ``foot`` (refbook's own)."""
+    style = referencing_style(name)
+    if style is None or isinstance(style, ReferenceStyle):
+        return None
+    return lambda role, refs: _plugin_foot(style, role, refs)
+
+
+def _plugin_foot(style: Any, role: str, refs: Sequence[Ref]) -> tuple[Inlines, ...] | None:
+    """The plugin's text, made by sphinxcontrib-bibtex's own template functions (as
+    :func:`_plugin_citation`); its footnote references mark where the parts split."""
+    from pybtex.richtext import Text as RichText
+    from pybtex.style import FormattedEntry
+    from sphinxcontrib.bibtex.style.referencing import format_references
+    from sphinxcontrib.bibtex.style.template import FootReferenceInfo
+
+    if role not in set(style.role_names()) or any(r.entry is None for r in refs):
+        return None
+    references = [
+        (to_pybtex(r.entry), FormattedEntry(r.key, RichText(), r.label),
+         FootReferenceInfo(key=r.key, document=None, refname=r.key))
+        for r in refs]
+    try:
+        rich = format_references(style, role, references)
+    except Exception:  # a plugin's bug: refbook's 'foot' text instead
+        return None
+
+    def reference(part: Any, inner: Inlines) -> Span:
+        return Span(_FOOT_REF, (), str(part.info[0].key))
+
+    parts: list[list[Inline]] = [[]]
+    keys = []
+    for x in to_inlines(rich, reference):
+        if isinstance(x, Span) and x.role == _FOOT_REF:
+            keys.append(x.key)
+            parts.append([])
+        else:
+            parts[-1].append(x)
+    if keys != [r.key for r in refs]:
+        return None
+    return tuple(tuple(p) for p in parts)
+
+
+def scb_words(d: Diagnostic) -> str:
+    """sphinxcontrib-bibtex 2.7's words for the problem ``d`` ("" where it reports none): the
+    Sphinx adapter adds them to refbook's message in this look (``report.with_scb_words``)."""
+    if d.code is Code.UNKNOWN_KEY and d.key:
+        return f'could not find bibtex key "{d.key}"'
+    if d.code is Code.DUPLICATE_KEY and d.key and d.location is not None:
+        # pybtex's error, which sphinxcontrib-bibtex logs with the file it was parsing
+        return (f"bibliography data error in {d.location.file}: repeated bibliography entry: "
+                f"{d.key}")
+    if d.code is Code.FILE and d.location is not None and not d.location.line:
+        return f"could not open bibtex file {d.location.file}."  # a whole file unreadable
+    return ""
 
 
 def referencing_names() -> list[str]:

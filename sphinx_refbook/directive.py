@@ -98,11 +98,13 @@ class BibliographyDirective(SphinxDirective):
                     # reported here, at the directive's line; the list keeps the filter, which
                     # lets no entry through (showing some other list would hide the mistake)
                     where = (self.env.docname, self.lineno)
-                    if report.warn("bad-filter", str(err), where, self.env):
+                    msg = report.with_scb_words(str(err), "syntax error in :filter: expression",
+                                                self.config)
+                    if report.warn("bad-filter", msg, where, self.env):
                         from sphinx_refbook.domain import domain_of
 
-                        domain_of(self.env).note_problem(self.env.docname, "bad-filter",
-                                                         str(err), self.lineno)
+                        domain_of(self.env).note_problem(self.env.docname, "bad-filter", msg,
+                                                         self.lineno)
         if scope != "filter":
             flt = ""
         keys = tuple(line.strip() for line in self.content if line.strip())
@@ -183,8 +185,10 @@ class BibliographyDirective(SphinxDirective):
             if path in book_files:
                 chosen.append(path)
                 continue
-            msg = (f"{name} is not one of the book's bibliography files, so this list leaves "
-                   "it out (add it to refbook_bibfiles or bibtex_bibfiles in conf.py)")
+            msg = report.with_scb_words(
+                (f"{name} is not one of the book's bibliography files, so this list leaves "
+                 "it out (add it to refbook_bibfiles or bibtex_bibfiles in conf.py)"),
+                f"{name} not found or not configured in bibtex_bibfiles", self.config)
             if report.warn("file", msg, (self.env.docname, self.lineno), self.env):
                 domain_of(self.env).note_problem(self.env.docname, "file", msg, self.lineno)
         return tuple(chosen)

@@ -82,6 +82,8 @@ class RefbookDomain(Domain):
         self._book: Book | None = None
         self._book_key = ""
         self._read_now: set[str] = set()
+        #: .bib files that cannot be read, reported before the pages are read (this build)
+        self._unreadable: set[tuple[Code, str]] = set()
         #: why this build fails (strict mode), said when it finishes
         self.failures: list[str] = []
 
@@ -253,6 +255,29 @@ class RefbookDomain(Domain):
 
     def before_read(self, docnames: Iterable[str]) -> None:
         self._read_now = set(docnames)
+        self._report_unreadable()
+
+    def _report_unreadable(self) -> None:
+        """A ``.bib`` file that cannot be read (missing, a folder, no permission) is reported
+        before the pages are read, as sphinxcontrib-bibtex does: the problems the pages then
+        show (unknown keys, a list naming the file) read as its consequences, after it. Each
+        build says it again while it lasts; :meth:`updated` does not repeat it."""
+        self._unreadable = set()
+        env = self.env
+        if config_problems(env.config):
+            return
+        bibfiles = self.bibfiles()
+        if all(os.path.isfile(p) and os.access(p, os.R_OK) for p in bibfiles):
+            return  # the usual case: nothing read here
+        s = settings(env.config)
+        cache = str(Path(env.doctreedir) / "refbook-cache")
+        bib = read_bibliography(bibfiles, cache_dir=cache)
+        whole = [d for d in bib.diagnostics if d.code is Code.FILE
+                 and d.location is not None and not d.location.line]
+        base = s.bibfiles_dir or str(env.srcdir)
+        whole = [_sphinx_hint(d, base, bool(s.bibfiles_dir)) for d in whole]
+        report.log(whole, env)
+        self._unreadable = {(d.code, d.message) for d in whole}
 
     def updated(self) -> list[str]:
         """``env-updated``: resolve the book, report, and name every page to re-write."""
@@ -284,7 +309,7 @@ class RefbookDomain(Domain):
                 fresh = new_bib
             else:
                 fresh = d.location is None or d.location.file in shown
-            if fresh:
+            if fresh and (d.code, d.message) not in self._unreadable:
                 to_log.append(d)
         report.log(to_log, env)
         self.failures = []

@@ -47,15 +47,34 @@ def message(diagnostic: Diagnostic) -> str:
     return f"{diagnostic.message} ({diagnostic.hint})" if diagnostic.hint else diagnostic.message
 
 
+def with_scb_words(text: str, words: str, config: Config) -> str:
+    """``text`` and, in sphinxcontrib-bibtex's look (``bibtex_*`` options, no refbook style),
+    sphinxcontrib-bibtex's own words for the same problem after it: what a migrated project's
+    scripts, tests and habits search the build log for keeps matching, while refbook's message,
+    ``file:line``, hint and code stay first."""
+    if not words:
+        return text
+    from sphinx_refbook.config import compat_mode
+
+    return f"{text} [sphinxcontrib-bibtex: {words}]" if compat_mode(config) else text
+
+
+def _text(diagnostic: Diagnostic, config: Config) -> str:
+    from sphinx_refbook.compat import scb_words
+
+    return with_scb_words(message(diagnostic), scb_words(diagnostic), config)
+
+
 def log(diagnostics: Iterable[Diagnostic], env: BuildEnvironment) -> None:
     """Errors and warnings as Sphinx warnings; infos as info lines (many of one code summed up)."""
     shown, summaries = condense(diagnostics)
     for d in shown:
         where = location(d, env)
         if d.effective_severity is Severity.INFO:
-            logger.info(f"{_place(where, env)}info: {message(d)} [{d.code.qualified}]")
+            logger.info(f"{_place(where, env)}info: {_text(d, env.config)} [{d.code.qualified}]")
         else:
-            logger.warning(message(d) + code_suffix(d.code.slug, env.config), type="refbook",
+            logger.warning(_text(d, env.config) + code_suffix(d.code.slug, env.config),
+                           type="refbook",
                            subtype=d.code.slug, location=where)
     for line in summaries:
         logger.info(f"refbook: {line}")

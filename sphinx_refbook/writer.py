@@ -25,6 +25,7 @@ from refbook.render.reference_list import (
     ENTRY_CLASSES,
     reference_list,
 )
+from refbook.render.reference_list import backlinks as entry_backlinks
 from refbook.render.text import to_line
 from refbook.styles import get_style
 from sphinx_refbook.book import author_spans, cite_anchor
@@ -157,6 +158,15 @@ class ResolveCitations(SphinxPostTransform):
         out = nodes.inline("", "", classes=["refbook-footcite"])
         children = list(node.children)
         node.children = []
+        parts = book.foot_texts.get((doc, node.get("index", -1)))
+        refs = [c for c in children if isinstance(c, nodes.footnote_reference)]
+        if parts is not None and len(parts) == len(refs) + 1:
+            # a foot referencing style plugin's text, around the footnotes docutils numbered
+            for part, ref in zip(parts, [*refs, None], strict=True):
+                out += to_nodes(part)
+                if ref is not None:
+                    out += ref
+            return out
         first = True
         for child in children:
             if isinstance(child, foot_author_node):
@@ -218,6 +228,15 @@ class ResolveCitations(SphinxPostTransform):
             label, text = items.get(key, ("", ()))
             para = nodes.paragraph("", "", *to_nodes(text))
             backs = book.backlinks.get(key)
+            backrefs: list[str] = []
+            if spec.list_type == "citation":
+                # as sphinxcontrib-bibtex: the label links back to the page's own citations
+                # (docutils' back-references); refbook's back-links name the other pages'
+                places = book.citing.get(key, ())
+                backrefs = list(dict.fromkeys(p.target.partition("#")[2] for p in places
+                                              if p.document == spec.docname))
+                if backs is not None:
+                    backs = entry_backlinks([p for p in places if p.document != spec.docname])
             if backs is not None:
                 para += nodes.Text(BACKLINKS_GAP)
                 para += self._backlinks(spec.docname, backs)
@@ -226,6 +245,8 @@ class ResolveCitations(SphinxPostTransform):
             if spec.list_type == "citation":
                 item = nodes.citation("", nodes.label("", label, support_smartquotes=False),
                                       para, ids=ids)
+                if backrefs:
+                    item["backrefs"] = backrefs
                 item["refbook"] = True  # (no class: the markup is sphinxcontrib-bibtex's)
                 item["docname"] = spec.docname  # LaTeX's \bibitem key is docname:id
             else:

@@ -10,6 +10,7 @@ left in any page.
 
 from __future__ import annotations
 
+import html
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -99,7 +100,17 @@ def _text(page: str) -> str:
     return re.sub(r"<[^>]+>", "", body)
 
 
-def test_footnote_output_has_mkdocs_bibtex_structure(tmp_path: Path) -> None:
+def _footnote_texts(page: str) -> dict[str, str]:
+    """Each footnote's text (id → text), without its back reference and refbook's back-links."""
+    out = {}
+    for ident, body in re.findall(r'<li id="(fn:[^"]+)">(.*?)</li>', page, re.S):
+        body = re.sub(r'<a class="footnote-backref".*?</a>', "", body, flags=re.S)
+        body = re.sub(r'<span class="refbook-backlinks">.*?</span>', "", body, flags=re.S)
+        out[ident] = " ".join(html.unescape(re.sub(r"<[^>]+>", "", body)).split())
+    return out
+
+
+def test_footnote_output_has_mkdocs_bibtex_structure_and_text(tmp_path: Path) -> None:
     theirs, ours = tmp_path / "bibtex", tmp_path / "refbook"
     for root, plugin in ((theirs, "bibtex"), (ours, "refbook")):
         _site(root, plugin, {"bib_file": "refs.bib"})
@@ -109,26 +120,77 @@ def test_footnote_output_has_mkdocs_bibtex_structure(tmp_path: Path) -> None:
         mine = (ours / "site" / name).read_text(encoding="utf-8")
         theirs_page = (theirs / "site" / name).read_text(encoding="utf-8")
         assert _footnote_structure(mine) == _footnote_structure(theirs_page), name
+        # no style chosen: the entries' text is pybtex's "plain", as mkdocs-bibtex writes it
+        assert _footnote_texts(mine) == _footnote_texts(theirs_page), name
     index = _footnote_structure((ours / "site" / "index.html").read_text(encoding="utf-8"))
     assert index["refs"] == ["fnref:smith2020a #fn:smith2020a 2", "fnref:doe2019 #fn:doe2019 3",
                              "fnref:lee2021 #fn:lee2021 4", "fnref:mine #fn:mine 1"]
-    # refbook's entry text (its style), book-wide: the year suffixes come from both pages
-    chapter = (ours / "site" / "chapter" / "index.html").read_text(encoding="utf-8")
-    assert "Smith, John. 2020a. “Alpha Results.”" in chapter
-    assert "Smith, John. 2020b. “Beta Results.”" in chapter
     # no generated References page: mkdocs-bibtex's form has lists where its commands are
     assert not (ours / "site" / "references").exists()
 
 
-def test_inline_citations_show_the_entry_text_as_mkdocs_bibtex_does(project: Project) -> None:
-    _site(project.root, "refbook", {"bib_file": "refs.bib"})
-    _write(project.root, {"index.md": "# Home\n\nAs @lee2021 shows, and mail@example.org.\n"})
+def test_footnote_output_with_a_refbook_style_formats_entries_book_wide(
+        project: Project, refbook_log: pytest.LogCaptureFixture) -> None:
+    _site(project.root, "refbook", {"bib_file": "refs.bib", "output": "footnotes",
+                                    "style": "chicago-author-date"})
+    _write(project.root, {k: v for k, v in PAGES.items() if k != "everything.md"})
     project.build()
-    page = project.html("index.html")
-    assert cites(page) == [("Lee, Kim. 2021. “Linked Things.” Journal of Links, ahead of print. "
-                           "https://doi.org/10.1234/abcd.")]
-    assert "fnref:" not in page
-    assert "mail@example.org" in page
+    # refbook's entry text (its style), book-wide: the year suffixes come from both pages
+    chapter = project.html("chapter/index.html")
+    assert "Smith, John. 2020a. “Alpha Results.”" in chapter
+    assert "Smith, John. 2020b. “Beta Results.”" in chapter
+    assert "pybtex" not in refbook_log.text
+
+
+def test_the_pybtex_look_is_announced_with_the_way_out(
+        project: Project, refbook_log: pytest.LogCaptureFixture) -> None:
+    _site(project.root, "refbook", {"bib_file": "refs.bib"})
+    _write(project.root, {"index.md": "# Home\n\n[@doe2019]\n"})
+    project.build()
+    infos = [r for r in refbook_log.records if "pybtex" in r.getMessage() and "refbook" in r.name]
+    assert [r.getMessage() for r in infos] == [(
+        "refbook: entries are formatted with pybtex's 'plain' style, as mkdocs-bibtex formats "
+        "them without a csl_file; set style: chicago-author-date (or numeric, or a CSL style) "
+        "for refbook's styles")]
+    assert [r.levelname for r in infos] == ["INFO"]
+
+
+def test_without_pybtex_the_footnotes_use_refbook_style_and_say_why(
+        project: Project, refbook_log: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    # pybtex not installed (the `mkdocs` extra installs it; a bare `pip install refbook` not)
+    monkeypatch.setitem(sys.modules, "pybtex", None)
+    monkeypatch.setitem(sys.modules, "refbook.styles.pybtex_bridge", None)
+    _site(project.root, "refbook", {"bib_file": "refs.bib"})
+    _write(project.root, {"index.md": "# Home\n\n[@doe2019]\n"})
+    project.build()
+    assert "Doe, Jane, and Richard Roe. 2019." in _text(project.html("index.html"))
+    assert ("refbook: entries are formatted with refbook's style, not pybtex's 'plain' as "
+            "mkdocs-bibtex formats them: pybtex is not installed (pip install 'refbook[mkdocs]' "
+            "installs it)") in refbook_log.text
+    assert refbook_warnings(refbook_log) == []
+
+
+def test_inline_citations_show_the_entry_text_as_mkdocs_bibtex_does(tmp_path: Path) -> None:
+    page = "# Home\n\nAs @lee2021 shows, and mail@example.org.\n"
+    theirs, ours = tmp_path / "bibtex", tmp_path / "refbook"
+    for root, plugin in ((theirs, "bibtex"), (ours, "refbook")):
+        _site(root, plugin, {"bib_file": "refs.bib"})
+        _write(root, {"index.md": page})
+        _build(root)
+    mine = (ours / "site" / "index.html").read_text(encoding="utf-8")
+    bibtex = (theirs / "site" / "index.html").read_text(encoding="utf-8")
+    # the entry's text stands in the sentence, nothing around it (an empty anchor follows it,
+    # the back-links' target)
+    sentence = re.compile(r"<p>As (.*?) shows, and mail@example.org.</p>", re.S)
+    mine_text = sentence.search(mine)
+    assert mine_text is not None
+    assert re.sub(r'<span id="refbook-cite-0"></span>$', "", mine_text.group(1)) == \
+        sentence.search(bibtex).group(1)  # type: ignore[union-attr]
+    assert mine_text.group(1).startswith("Kim Lee. Linked things.")
+    assert "fnref:" not in mine
 
 
 def test_enable_inline_citations_false_leaves_bare_keys_as_text(project: Project) -> None:

@@ -130,3 +130,19 @@ def test_mkdocs_search_script_escapes_the_plain_text_of_its_index(project: Proje
     script = project.html("search/main.js")
     assert "escapeHtml(title)" in script
     assert "escapeHtml(summary)" in script
+
+
+def test_hostile_entries_in_mkdocs_bibtex_footnotes_formatted_by_pybtex(project: Project) -> None:
+    # a migrated mkdocs-bibtex site (no style chosen): pybtex's "plain" formats the entries,
+    # whose text must stay text in footnotes, in place of a bare @key and in the full list
+    (project.root / "refs.bib").write_text(HOSTILE_BIB, encoding="utf-8")
+    project.configure(markdown_extensions=["footnotes"],
+                      plugins=["search", {"refbook": {"bib_file": "refs.bib"}}])
+    project.page("index.md", "# Home\n\nText [@evil; @evil2], and @evil inline.\n\n"
+                             "\\bibliography\n")
+    project.page("all.md", "# All\n\n\\full_bibliography\n")
+    project.build()
+    assert site_problems(project.root / "site", search_text_is_html=False) == []
+    index = project.html("index.html")
+    assert AUTHOR_TEXT in html_texts(index, "li", id="fn:evil")[0]
+    assert 'id="fn:evil"' in project.html("all/index.html")

@@ -371,9 +371,12 @@ def test_directive_look_options_reported_in_refbook_style(tmp_path: Path,
      ("bibtex_reference_style = 'nosuch' is not a referencing style; choose one of: "
      "author_year, ")),
     ('bibtex_foot_reference_style = "super"',
-     ("bibtex_foot_reference_style = 'super': refbook writes footnote citations in "
-     "sphinxcontrib-bibtex's 'foot' style only; remove the option (or set refbook_style for "
-     "refbook's footnotes)")),
+     ("bibtex_foot_reference_style = 'super' is not a footnote referencing style; use 'foot' "
+      "(the default) or a plugin registered in the sphinxcontrib.bibtex.style.referencing "
+      "entry-point group (installed: ")),
+    ('bibtex_foot_reference_style = "nosuch"',
+     ("bibtex_foot_reference_style = 'nosuch' is not a footnote referencing style; use 'foot' "
+      "(the default) or a plugin registered")),
     ('bibtex_cite_id = "{nosuch}"',
      ("bibtex_cite_id = '{nosuch}' is not a usable id template (KeyError('nosuch')); it may use "
      "{bibliography_count}, {key}")),

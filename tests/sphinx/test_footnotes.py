@@ -164,9 +164,11 @@ def test_unknown_key_and_page_without_footbibliography(tmp_path: Path,
     # the footnotes of a page without footbibliography go at its end: nothing dangles
     assert b.warnings.splitlines() == [
         (f"{src}/two.rst:4: WARNING: citation key 'nosuch' is not in any bibliography file "
-        "(add an entry with this key to a .bib file, or fix the key) [refbook.unknown-key]"),
+         "(add an entry with this key to a .bib file, or fix the key) [sphinxcontrib-bibtex: "
+         'could not find bibtex key "nosuch"] [refbook.unknown-key]'),
         (f"{src}/two.rst:6: WARNING: citation key 'nosuch' is not in any bibliography file "
-        "(add an entry with this key to a .bib file, or fix the key) [refbook.unknown-key]"),
+         "(add an entry with this key to a .bib file, or fix the key) [sphinxcontrib-bibtex: "
+         'could not find bibtex key "nosuch"] [refbook.unknown-key]'),
     ]
     two = structure(b.read("two.html"))
     assert two["notes"] == [("footcite-lamport1994", "1"), ("footcite-nosuch", "2")]
