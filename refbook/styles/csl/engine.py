@@ -232,13 +232,15 @@ class Evaluator:
         self.in_bibliography = self.in_sort_key = self.in_substitute = False
         self.subst_names: Node | None = None
         self.position = "first"
+        self.near_note = False
         self.locator = self.label = ""
         self.name_opts: dict[str, str] = {}
         self.all_names = False
 
     def _begin(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
                sort_key: bool = False, locator: str = "", label: str = "",
-               position: str = "first", all_names: bool = False) -> None:
+               position: str = "first", all_names: bool = False,
+               near_note: bool = False) -> None:
         """Reset the per-item state before evaluating a layout or a sort key."""
         self.item = item
         self.disamb = disamb
@@ -250,6 +252,7 @@ class Evaluator:
         self.in_substitute = False
         self.subst_names = None
         self.position = position
+        self.near_note = near_note
         self.locator = locator
         self.label = label
         self.name_opts = self._inherited_name_opts(area)
@@ -259,9 +262,9 @@ class Evaluator:
 
     def layout(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
                locator: str = "", label: str = "", position: str = "first",
-               all_names: bool = False) -> Out:
+               all_names: bool = False, near_note: bool = False) -> Out:
         self._begin(area, item, disamb, bibliography=bibliography, locator=locator, label=label,
-                    position=position, all_names=all_names)
+                    position=position, all_names=all_names, near_note=near_note)
         layout = next(c for c in area.children if c.tag == "layout")
         xs = self.elements(layout.children)
         if bibliography and not self.used_ident:
@@ -483,6 +486,10 @@ class Evaluator:
             return self.position == "first"
         if v == "subsequent":
             return self.position != "first"
+        if v == "ibid":  # ibid-with-locator is an ibid too
+            return self.position.startswith("ibid")
+        if v == "near-note":
+            return self.near_note
         return self.position == v
 
     # ------------------------------------------------------------------ text

@@ -56,6 +56,10 @@ class CiteItem:
     mode: str = "normal"
     #: show every name (no "et al.")
     all_names: bool = False
+    #: CSL position: first, subsequent, ibid, ibid-with-locator (``refbook.api`` computes it)
+    position: str = "first"
+    #: cited in a note close enough to an earlier note citing the same item (``near-note``)
+    near_note: bool = False
 
 
 @functools.cache
@@ -394,7 +398,8 @@ class Processor:
             else:
                 item = self._with_number(ci.id)
             o = self.ev.layout(c, item, self.disamb[ci.id], bibliography=False,
-                               locator=ci.locator, label=ci.label, all_names=ci.all_names)
+                               locator=ci.locator, label=ci.label, all_names=ci.all_names,
+                               position=ci.position, near_note=ci.near_note)
             o = grouped([o])
             if ci.mode == "author-only":
                 o = _get_authors(o)
