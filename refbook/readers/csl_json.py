@@ -175,6 +175,11 @@ def item_from_json(raw: Mapping[str, Any]) -> csl.Item:
     )
 
 
+def _apostrophes(part: str) -> str:
+    """A straight apostrophe in a name part (d'Alembert, Shun'ichi) is a typographic one."""
+    return part.replace("'", _APOSTROPHE) if "'" in part else part
+
+
 def _looks_like_date(value: Mapping[str, Any]) -> bool:
     return any(k in value for k in ("date-parts", "raw", "literal", "season", "circa"))
 
@@ -189,10 +194,10 @@ def _names(values: list[Any]) -> tuple[csl.Name, ...]:
             continue
         out.append(
             csl.Name(
-                family=str(v.get("family", "") or ""),
-                given=str(v.get("given", "") or ""),
-                non_dropping_particle=str(v.get("non-dropping-particle", "") or ""),
-                dropping_particle=str(v.get("dropping-particle", "") or ""),
+                family=_apostrophes(str(v.get("family", "") or "")),
+                given=_apostrophes(str(v.get("given", "") or "")),
+                non_dropping_particle=_apostrophes(str(v.get("non-dropping-particle", "") or "")),
+                dropping_particle=_apostrophes(str(v.get("dropping-particle", "") or "")),
                 suffix=str(v.get("suffix", "") or ""),
                 literal=literal,
             )
@@ -262,7 +267,15 @@ def _date(value: Any) -> csl.Date | None:
 
 
 def markup_to_inlines(value: str) -> ir.Inlines:
-    """citeproc-js' HTML-like markup → inline tree; unknown tags are kept as text."""
+    """citeproc-js' HTML-like markup → inline tree; unknown tags are kept as text. Straight
+    quotes become quoted text and apostrophes typographic ones (:func:`smart_quotes`)."""
+    inl = _markup(value)
+    if any(q in value for q in _QUOTE_CHARS):
+        inl = smart_quotes(inl)
+    return inl
+
+
+def _markup(value: str) -> ir.Inlines:
     if "<" not in value:
         out: list[ir.Inline] = []
         _add_text(out, value)
@@ -332,3 +345,131 @@ def _add_text(out: list[ir.Inline], text: str) -> None:
         out[-1] = ir.Text(out[-1].text + text)
     else:
         out.append(ir.Text(text))
+
+
+# ---------------------------------------------------------------- quotes in field values
+
+_QUOTE_CHARS = "\"'“”‘’"
+_APOSTROPHE = "’"
+
+
+class _Open:
+    """A quote mark that opened quoted text (and may turn out to have no closing mark)."""
+
+    __slots__ = ("char", "children", "parent")
+
+    def __init__(self, char: str, parent: list[object]) -> None:
+        self.char = char
+        self.parent = parent
+        self.children: list[object] = []
+
+
+def _closes(char: str, opener: str) -> bool:
+    if char == '"':
+        return opener in ('"', "“")
+    if char == "”":
+        return opener in ('"', "“")
+    if char in ("'", "’"):
+        return opener in ("'", "‘")
+    return False
+
+
+def smart_quotes(inl: ir.Inlines) -> ir.Inlines:
+    """Quoted text in a field value as citeproc reads it: a pair of straight (or curly) quotes
+    around words becomes a ``quoted`` node, so the style's locale writes its own marks and
+    nested quotes alternate (“…‘…’…”); an apostrophe (in a word, or a mark that closes nothing)
+    becomes ’. A mark that opens and never closes stays as it was written."""
+    # one level of the tree at a time: quotes pair up among siblings, formatted children are
+    # treated as words
+    root: list[object] = []
+    stack: list[_Open] = []
+    chars: list[str] = []  # the text seen so far at this level, to look one character back
+
+    def target() -> list[object]:
+        return stack[-1].children if stack else root
+
+    def prev_char() -> str:
+        return chars[-1] if chars else " "
+
+    pieces: list[object] = []
+    for n in inl:
+        if isinstance(n, ir.Text):
+            pieces.extend(n.text)
+        else:
+            pieces.append(n)
+    for i, p in enumerate(pieces):
+        if not isinstance(p, str):
+            kids = smart_quotes(p.children) if not (
+                isinstance(p, ir.Styled) and p.kind in ("nocase", "code")) else p.children
+            target().append(_rebuild_inline(p, kids))
+            chars.append("a")
+            continue
+        nxt = pieces[i + 1] if i + 1 < len(pieces) else " "
+        nxt_c = nxt if isinstance(nxt, str) else "a"
+        before = prev_char()
+        if p in _QUOTE_CHARS:
+            word_before = before.isalnum() or before in ".,!?;:)]" or before in _QUOTE_CHARS
+            if stack and (p in ('"', "”") or (p in ("'", "’")
+                          and not (before.isalnum() and nxt_c.isalnum()))) \
+                    and _closes(p, stack[-1].char) and not before.isspace():
+                done = stack.pop()
+                target().append(ir.Styled("quoted", _texts(done.children)))
+                chars.append(p)
+                continue
+            if p in ("'", "’") and (before.isalnum() or nxt_c.isspace()
+                                          or not _closing_ahead(pieces, i)):
+                target().append(_APOSTROPHE)
+                chars.append(_APOSTROPHE)
+                continue
+            if p in ('"', "“", "'", "‘") and not nxt_c.isspace() and (
+                    not word_before or p in ("“", "‘")):
+                stack.append(_Open(p, target()))
+                chars.append(p)
+                continue
+            if p == "'":  # a mark that neither opens nor closes: an apostrophe
+                p = _APOSTROPHE
+        target().append(p)
+        chars.append(p)
+    while stack:  # never closed: the mark is text again
+        done = stack.pop()
+        target().append(done.char)
+        target().extend(done.children)
+    return _texts(root)
+
+
+def _closing_ahead(pieces: list[object], i: int) -> bool:
+    """Whether a single quote mark later at this level could close one opened at ``i``."""
+    for j in range(i + 1, len(pieces)):
+        p = pieces[j]
+        if p in ("'", "’"):
+            before = pieces[j - 1]
+            after = pieces[j + 1] if j + 1 < len(pieces) else " "
+            b = before if isinstance(before, str) else "a"
+            a = after if isinstance(after, str) else " "
+            if not b.isspace() and not (b.isalnum() and a.isalnum()):
+                return True
+    return False
+
+
+def _texts(parts: list[object]) -> ir.Inlines:
+    out: list[ir.Inline] = []
+    for p in parts:
+        if isinstance(p, str):
+            if out and isinstance(out[-1], ir.Text):
+                out[-1] = ir.Text(out[-1].text + p)
+            else:
+                out.append(ir.Text(p))
+        else:
+            assert isinstance(p, ir.Text | ir.Styled | ir.Link | ir.Span)
+            out.append(p)
+    return tuple(out)
+
+
+def _rebuild_inline(n: ir.Inline, children: ir.Inlines) -> ir.Inline:
+    if isinstance(n, ir.Styled):
+        return ir.Styled(n.kind, children)
+    if isinstance(n, ir.Link):
+        return ir.Link(n.url, children)
+    if isinstance(n, ir.Span):
+        return ir.Span(n.role, children, n.key)
+    return n

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from refbook.csl import Item, Name
-    from refbook.styles.csl.style import Style
+    from refbook.styles.csl.style import Node, Style
 
 
 T = TypeVar("T")
@@ -360,8 +360,6 @@ class Processor:
 
     def _with_number(self, key: str) -> Item:
         item = self.items[key]
-        if self.style.options.get("class") == "note":
-            return item
         from dataclasses import replace
 
         return replace(item, text=(*item.text, ("citation-number", (Text(str(self.number[key])),))))
@@ -383,20 +381,14 @@ class Processor:
                         font_style=layout.attrs.get("font-style"),
                         font_weight=layout.attrs.get("font-weight"),
                         vertical_align=layout.attrs.get("vertical-align"))
+        cites = self._sort_cites(c, cites, numbers)
         outs: list[Out] = []
         for ci in cites:
             if ci.id not in self.items:
                 outs.append(Tag("item", Fmt(Formatting(font_weight="bold"), [lit(ci.id + "?")]),
                                 ci.id))
                 continue
-            item = self.items[ci.id]
-            if numbers is not None and ci.id in numbers:
-                from dataclasses import replace
-
-                item = replace(item, text=(*item.text,
-                                           ("citation-number", (Text(str(numbers[ci.id])),))))
-            else:
-                item = self._with_number(ci.id)
+            item = self._numbered(ci.id, numbers)
             o = self.ev.layout(c, item, self.disamb[ci.id], bibliography=False,
                                locator=ci.locator, label=ci.label, all_names=ci.all_names,
                                position=ci.position, near_note=ci.near_note)
@@ -418,6 +410,38 @@ class Processor:
         cluster = _handle_author_only(cluster)
         cluster = _suppress_authors(cluster)
         return self._finish(cluster)
+
+    def _sort_cites(self, c: Node, cites: Sequence[CiteItem],
+                    numbers: dict[str, int] | None) -> Sequence[CiteItem]:
+        """The cites of one citation in the order of the citation's ``<sort>`` (stable: ties and
+        unknown keys keep the order they were written in)."""
+        sort = next((x for x in c.children if x.tag == "sort"), None)
+        if sort is None or len(cites) < 2:
+            return cites
+        desc = [k.attrs.get("sort") == "descending" for k in sort.children]
+        keys: dict[str, _SortKeys] = {}
+        for ci in cites:
+            if ci.id in keys or ci.id not in self.items:
+                continue
+            item = self._numbered(ci.id, numbers)
+            d = self.disamb[ci.id]
+
+            def compute(n: int, item: Item = item, d: Disamb = d) -> list[str] | None:
+                return self._memo(("csort", item, n, _disamb_key(d)),
+                                  lambda: self.ev.sort_key(c, sort.children[n], item, d))
+
+            keys[ci.id] = _SortKeys(compute, len(desc))
+        return sorted(cites, key=cmp_to_key(
+            lambda a, b: _cmp_keys(keys.get(a.id), keys.get(b.id), desc)))
+
+    def _numbered(self, key: str, numbers: dict[str, int] | None) -> Item:
+        if numbers is not None and key in numbers:
+            from dataclasses import replace
+
+            item = self.items[key]
+            return replace(item, text=(*item.text,
+                                       ("citation-number", (Text(str(numbers[key])),))))
+        return self._with_number(key)
 
     def _collapse(self, outs: list[Out], lf: Formatting, attrs: dict[str, str]) -> Out:
         collapse = attrs["collapse"]

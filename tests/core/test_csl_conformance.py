@@ -1,0 +1,82 @@
+"""CSL 1.0.2 behaviours the engine gained while raising its CSL test-suite count
+(``tests/core/test_csl_suite.py``), each on a minimal input of our own through the public API."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from refbook.api import Cite, Formatter, format_bibliography, format_citations, render
+from refbook.ir import Styled, Text
+from refbook.readers.csl_json import markup_to_inlines
+
+HEAD = ('<?xml version="1.0" encoding="utf-8"?>\n'
+        '<style xmlns="http://purl.org/net/xbiblio/csl" class="{cls}" version="1.0"{extra}>'
+        "<info><title>t</title><id>t</id><updated>2020-01-01T00:00:00+00:00</updated></info>")
+
+
+def style(tmp_path: Path, body: str, *, cls: str = "in-text", extra: str = "") -> str:
+    path = tmp_path / "s.csl"
+    path.write_text(HEAD.format(cls=cls, extra=extra) + body + "</style>", encoding="utf-8")
+    return str(path)
+
+
+def book(id_: str, family: str, year: int, title: str = "T") -> dict[str, Any]:
+    return {"id": id_, "type": "book", "title": title, "author": [{"family": family}],
+            "issued": {"date-parts": [[year]]}}
+
+
+def test_citation_sort_orders_the_cites_of_one_citation(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><sort><key variable="author"/><key variable="issued"/>'
+                        '</sort><layout delimiter="; "><group delimiter=" ">'
+                        '<names variable="author"/><date variable="issued">'
+                        '<date-part name="year"/></date></group></layout></citation>')
+    items = [book("z", "Zed", 2000), book("a2", "Abe", 2010), book("a1", "Abe", 2001)]
+    assert format_citations(items, [["z", "a2", "a1"]], style=s) == [
+        "Abe 2001; Abe 2010; Zed 2000"]
+
+
+def test_citation_number_in_a_note_style(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout><text variable="citation-number" prefix="["'
+                        ' suffix="]"/></layout></citation>', cls="note")
+    assert format_citations([book("a", "A", 1), book("b", "B", 2)], ["b", "a"], style=s) == [
+        "[1]", "[2]"]
+
+
+def test_straight_quotes_in_field_values_become_quoted_text() -> None:
+    assert markup_to_inlines("Simple 'title' here") == (
+        Text("Simple "), Styled("quoted", (Text("title"),)), Text(" here"))
+    assert markup_to_inlines('Say "a \'b\' c" now') == (
+        Text("Say "), Styled("quoted", (Text("a "), Styled("quoted", (Text("b"),)), Text(" c"))),
+        Text(" now"))
+    # apostrophes: in a word, before a year, after a plural; a lone mark stays as written
+    assert markup_to_inlines("Plato's view") == (Text("Plato\u2019s view"),)
+    assert markup_to_inlines("(ETFA '09)") == (Text("(ETFA \u201909)"),)
+    assert markup_to_inlines("the authors' view") == (Text("the authors\u2019 view"),)
+    assert markup_to_inlines('an orphan " mark') == (Text('an orphan " mark'),)
+    assert markup_to_inlines("<i>it's</i>") == (Styled("emph", (Text("it\u2019s"),)),)
+
+
+def test_nested_quotes_alternate_and_follow_the_locale(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout><text variable="title" quotes="true"/></layout>'
+                        "</citation>")
+    item = {"id": "a", "type": "book", "title": 'My "inner" title'}
+    assert format_citations([item], ["a"], style=s) == ["\u201cMy \u2018inner\u2019 title\u201d"]
+    assert format_citations([item], ["a"], style=s, locale="fr-FR") == [
+        "\u00ab\u00a0My \u201cinner\u201d title\u00a0\u00bb"]
+
+
+def test_apostrophe_in_a_name_is_typographic() -> None:
+    item = {"id": "a", "type": "book", "title": "T",
+            "author": [{"family": "Aalto", "given": "Shun'ichi"}]}
+    assert format_bibliography([item])[0].startswith("Aalto, Shun\u2019ichi.")
+
+
+def test_ibid_matches_ibid_with_locator(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout><choose><if position="ibid"><text term="ibid"/>'
+                        '</if><else><text variable="title"/></else></choose>'
+                        '<text variable="locator" prefix=" "/></layout></citation>',
+              cls="note")
+    f = Formatter([{"id": "a", "type": "book", "title": "T"}], style=s)
+    got = [render(x) for x in f.citations([["a"], [Cite("a", locator="4")]])]
+    assert got == ["T", "ibid. 4"]
