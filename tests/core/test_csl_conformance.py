@@ -80,3 +80,34 @@ def test_ibid_matches_ibid_with_locator(tmp_path: Path) -> None:
     f = Formatter([{"id": "a", "type": "book", "title": "T"}], style=s)
     got = [render(x) for x in f.citations([["a"], [Cite("a", locator="4")]])]
     assert got == ["T", "ibid. 4"]
+
+
+AUTHOR_YEAR = ('<layout prefix="(" suffix=")" delimiter="; "><group delimiter=" ">'
+               '<names variable="author"/><date variable="issued"><date-part name="year"/>'
+               "</date></group></layout></citation>")
+
+
+def _smiths() -> list[dict[str, Any]]:
+    return [book(f"s{i}", "Smith", 2000, f"T{i}") for i in range(1, 5)] + [
+        book("s9", "Smith", 2001)]
+
+
+def test_year_suffix_collapse(tmp_path: Path) -> None:
+    ids = ["s1", "s2", "s3", "s4", "s9"]
+    plain = style(tmp_path, '<citation disambiguate-add-year-suffix="true" '
+                            'collapse="year-suffix">' + AUTHOR_YEAR)
+    # the year-suffix delimiter defaults to the layout's delimiter
+    assert format_citations(_smiths(), [ids], style=plain) == ["(Smith 2000a; b; c; d; 2001)"]
+    ranged = style(tmp_path, '<citation disambiguate-add-year-suffix="true" '
+                             'collapse="year-suffix-ranged" year-suffix-delimiter="," '
+                             'after-collapse-delimiter=", ">' + AUTHOR_YEAR)
+    assert format_citations(_smiths(), [ids], style=ranged) == ["(Smith 2000a\u2013d, 2001)"]
+    assert format_citations(_smiths(), [["s1", "s2", "s4"]], style=ranged) == [
+        "(Smith 2000a,b,d)"]
+
+
+def test_cite_group_delimiter_groups_without_collapsing(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation cite-group-delimiter=", ">' + AUTHOR_YEAR)
+    items = [book("a", "Aalto", 2000), book("b", "Banda", 1999), book("c", "Aalto", 2001)]
+    assert format_citations(items, [["a", "b", "c"]], style=s) == [
+        "(Aalto 2000, Aalto 2001; Banda 1999)"]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cmp_to_key
 from typing import TYPE_CHECKING, TypeVar
 
+from refbook.csl import Date
 from refbook.ir import Inlines, Text
 from refbook.styles.csl.engine import Disamb, Evaluator, initialize
 from refbook.styles.csl.output import (
@@ -403,7 +404,7 @@ class Processor:
             outs.append(tagged)
         collapse = c.attrs.get("collapse")
         cluster: Out
-        if collapse:
+        if collapse or "cite-group-delimiter" in c.attrs:
             cluster = self._collapse(outs, lf, c.attrs)
         else:
             cluster = formatted(lf, outs)
@@ -444,35 +445,39 @@ class Processor:
         return self._with_number(key)
 
     def _collapse(self, outs: list[Out], lf: Formatting, attrs: dict[str, str]) -> Out:
-        collapse = attrs["collapse"]
-        group_delim = self.style.options.get("cite-group-delimiter", ", ")
+        """Cite grouping and collapsing (``collapse``, ``cite-group-delimiter``): cites with
+        the same names are put together after the first of them, their names shown once."""
+        collapse = attrs.get("collapse", "")
+        group_delim = attrs.get("cite-group-delimiter",
+                                self.style.options.get("cite-group-delimiter", ", "))
         after = attrs.get("after-collapse-delimiter")
         delim = lf.delimiter
+        # the year-suffix delimiter defaults to the cite-group delimiter when the style sets
+        # one, else to the layout's delimiter (as citeproc-js has it)
+        suffix_delim = attrs.get("year-suffix-delimiter",
+                                 attrs.get("cite-group-delimiter", delim))
         if collapse == "citation-number":
             return self._collapse_numbers(outs, lf, after)
-        groups: list[list[Out]] = []
-        rest = list(outs)
-        while rest:
-            z = rest.pop(0)
-            if _has(z, "suffix"):
-                groups.append([z])
-                continue
-            ws: list[Out] = []
-            while rest and not _has(rest[0], "prefix") and not _has(rest[0], "suffix"):
-                ws.append(rest.pop(0))
-            if not ws:
-                groups.append([z])
-                continue
-            matched = [w for w in ws if _same_names(z, w)]
-            groups.append([z, *matched])
-            rest = [w for w in ws if not _same_names(z, w)] + rest
+        groups = _group_by_names(outs)
+        if collapse not in ("year", "year-suffix", "year-suffix-ranged"):
+            # cite grouping alone (cite-group-delimiter without collapse): the names stay
+            return formatted(_without_delimiter(lf), [
+                formatted(Formatting(suffix=delim if gi < len(groups) - 1 else None),
+                          [formatted(Formatting(delimiter=group_delim), g)])
+                for gi, g in enumerate(groups)])
         result: list[Out] = []
         flipped = collapse == "year"
         for gi, g in enumerate(groups):
             ys = [g[0], *[_remove_names(y) for y in g[1:]]]
-            no_collapse = len(g) == 1
+            if collapse in ("year-suffix", "year-suffix-ranged"):
+                ys = _collapse_year_suffixes(ys, suffix_delim,
+                                             ranged=collapse == "year-suffix-ranged")
+            # nothing collapsed: one cite; no year suffixes joined: as many pieces as cites
+            no_collapse = len(g) == 1 and len(ys) == 1
+            no_suffix_collapse = len(ys) == len(g)
             any_locator = any(_has(u, "locator") for u in ys)
-            inner = group_delim if (no_collapse or not (flipped and any_locator)) else (after or delim)
+            inner = group_delim if (no_collapse or (no_suffix_collapse and not (
+                flipped and any_locator))) else (after or delim)
             kids: list[Out] = [
                 formatted(Formatting(suffix=inner), [u]) if i < len(ys) - 1 else u
                 for i, u in enumerate(ys)
@@ -515,6 +520,94 @@ class Processor:
             pieces.append(piece)
         return formatted(Formatting(**{**{k: getattr(lf, k) for k in Formatting.__slots__},
                                        "delimiter": None}), pieces)
+
+
+def _group_by_names(outs: list[Out]) -> list[list[Out]]:
+    """Cites in groups of the same names, each group where its first cite is; no cite moves
+    past one with a prefix or a suffix."""
+    groups: list[list[Out]] = []
+    rest = list(outs)
+    while rest:
+        z = rest.pop(0)
+        if _has(z, "suffix"):
+            groups.append([z])
+            continue
+        ws: list[Out] = []
+        while rest and not _has(rest[0], "prefix") and not _has(rest[0], "suffix"):
+            ws.append(rest.pop(0))
+        if not ws:
+            groups.append([z])
+            continue
+        matched = [w for w in ws if _same_names(z, w)]
+        groups.append([z, *matched])
+        rest = [w for w in ws if not _same_names(z, w)] + rest
+    return groups
+
+
+def _without_delimiter(f: Formatting) -> Formatting:
+    return Formatting(**{**{k: getattr(f, k) for k in Formatting.__slots__}, "delimiter": None})
+
+
+def _years(o: Out) -> list[tuple[int, int]]:
+    """The years of the dates a cite shows (what decides whether its year suffix joins the
+    previous cite's: "2000a, b")."""
+    found: list[tuple[int, int]] = []
+    for n in universe(o):
+        if isinstance(n, Tag) and n.kind == "date" and isinstance(n.data, Date) \
+                and not n.data.literal:
+            d = n.data
+            found.append((d.start.year if d.start else 0, d.end.year if d.end else 0))
+    return found
+
+
+def _only_year_suffix(o: Out) -> Out:
+    """A cite reduced to its year suffix where its date was (names are gone already)."""
+    def fix(n: Out) -> Out:
+        if isinstance(n, Tag) and n.kind == "date":
+            return Tag("date", _first_tag(n.kid, "year-suffix"), n.data)
+        return n
+
+    return _transform(o, fix)
+
+
+def _collapse_year_suffixes(cites: list[Out], delim: str | None, *, ranged: bool) -> list[Out]:
+    """Cites of one author group whose years are the same as the cite before show only their
+    year suffix, joined by ``delim`` (``year-suffix-delimiter``); ``ranged``: three or more
+    successive suffixes become a range (a–c)."""
+    runs: list[list[Out]] = []
+    for c in cites:
+        if runs and _years(runs[-1][0]) == _years(c):
+            runs[-1].append(_only_year_suffix(c))
+        else:
+            runs.append([c])
+    out: list[Out] = []
+    for run in runs:
+        if len(run) == 1:
+            out.append(run[0])
+            continue
+        pieces: list[Out] = run
+        if ranged:
+            pieces = []
+            seq: list[Out] = []
+            for c in [*run, None]:
+                if c is not None and seq and _suffix_number(seq[-1]) is not None \
+                        and _suffix_number(c) == (_suffix_number(seq[-1]) or 0) + 1:
+                    seq.append(c)
+                    continue
+                if len(seq) >= 3:
+                    pieces.append(Fmt(Formatting(delimiter="\u2013"), [seq[0], seq[-1]]))
+                elif len(seq) == 2:
+                    pieces.append(Fmt(Formatting(delimiter=delim), seq))
+                elif seq:
+                    pieces.append(seq[0])
+                seq = [c] if c is not None else []
+        out.append(Fmt(Formatting(delimiter=delim), pieces))
+    return out
+
+
+def _suffix_number(o: Out) -> int | None:
+    t = _first_tag(o, "year-suffix")
+    return t.data if t is not None and isinstance(t.data, int) else None
 
 
 def _disamb_key(d: Disamb) -> tuple[object, ...]:
