@@ -79,7 +79,7 @@ def test_ibid_matches_ibid_with_locator(tmp_path: Path) -> None:
               cls="note")
     f = Formatter([{"id": "a", "type": "book", "title": "T"}], style=s)
     got = [render(x) for x in f.citations([["a"], [Cite("a", locator="4")]])]
-    assert got == ["T", "ibid. 4"]
+    assert got == ["T", "Ibid. 4"]
 
 
 AUTHOR_YEAR = ('<layout prefix="(" suffix=")" delimiter="; "><group delimiter=" ">'
@@ -111,3 +111,38 @@ def test_cite_group_delimiter_groups_without_collapsing(tmp_path: Path) -> None:
     items = [book("a", "Aalto", 2000), book("b", "Banda", 1999), book("c", "Aalto", 2001)]
     assert format_citations(items, [["a", "b", "c"]], style=s) == [
         "(Aalto 2000, Aalto 2001; Banda 1999)"]
+
+
+def test_subsequent_author_substitute(tmp_path: Path) -> None:
+    def s(rule: str) -> str:
+        return style(tmp_path, '<citation><layout><text variable="title"/></layout></citation>'
+                               f'<bibliography subsequent-author-substitute="---" '
+                               f'subsequent-author-substitute-rule="{rule}"><layout>'
+                               '<group delimiter=". "><names variable="author">'
+                               '<name delimiter=", "/></names><text variable="title"/></group>'
+                               "</layout></bibliography>")
+
+    def two(id_: str, title: str, *names: str) -> dict[str, Any]:
+        return {"id": id_, "type": "book", "title": title,
+                "author": [{"family": n, "given": "A"} for n in names]}
+
+    items = [two("a", "One", "Doe", "Roe"), two("b", "Two", "Doe", "Roe"),
+             two("c", "Three", "Doe", "Poe"), two("d", "Four", "Moe")]
+    assert format_bibliography(items, style=s("complete-all")) == [
+        "A Doe, A Roe. One", "---. Two", "A Doe, A Poe. Three", "A Moe. Four"]
+    assert format_bibliography(items, style=s("complete-each")) == [
+        "A Doe, A Roe. One", "---, ---. Two", "A Doe, A Poe. Three", "A Moe. Four"]
+    assert format_bibliography(items, style=s("partial-each")) == [
+        "A Doe, A Roe. One", "---, ---. Two", "---, A Poe. Three", "A Moe. Four"]
+    assert format_bibliography(items, style=s("partial-first")) == [
+        "A Doe, A Roe. One", "---, A Roe. Two", "---, A Poe. Three", "A Moe. Four"]
+
+
+def test_a_note_citation_starting_with_a_term_is_capitalized(tmp_path: Path) -> None:
+    note = '<citation><layout><text term="ibid"/></layout></citation>'
+    items = [{"id": "a", "type": "book", "title": "T"}]
+    cites = [[Cite("a")], [Cite("a", prefix="As said before. ")], [Cite("a", prefix="See ")]]
+    assert format_citations(items, cites, style=style(tmp_path, note, cls="note")) == [
+        "Ibid.", "As said before. Ibid.", "See ibid."]
+    # an in-text style leaves the term as the locale writes it
+    assert format_citations(items, [["a"]], style=style(tmp_path, note)) == ["ibid."]

@@ -221,6 +221,20 @@ def drop_end(inl: Inlines, pred: str | Callable[[str], bool]) -> Inlines:
     return walk(inl)
 
 
+def map_first_text(inl: Inlines, f: Callable[[str], str]) -> Inlines:
+    """``inl`` with ``f`` applied to its first non-empty text."""
+    out = list(inl)
+    for i, n in enumerate(out):
+        if isinstance(n, Text):
+            if n.text:
+                out[i] = Text(f(n.text))
+                return tuple(out)
+        elif n.children:
+            out[i] = _rebuild(n, map_first_text(n.children, f))
+            return tuple(out)
+    return tuple(out)
+
+
 def map_text(inl: Inlines, f: Callable[[str], str]) -> Inlines:
     fn = f
     out: list[Inline] = []

@@ -22,6 +22,7 @@ from refbook.styles.csl.output import (
     NO_FORMAT,
     Fmt,
     Formatting,
+    Linked,
     Lit,
     Out,
     Tag,
@@ -29,9 +30,11 @@ from refbook.styles.csl.output import (
     grouped,
     lit,
     localize_quotes,
+    map_first_text,
     out_text,
     punctuation_inside_quotes,
     render,
+    stringify,
     universe,
 )
 
@@ -346,10 +349,12 @@ class Processor:
         if bib is None:
             return []
         wanted = set(ids) if ids is not None else None
+        keys = [k for k in self.bib_order if wanted is None or k in wanted]
+        substitute = bib.attrs.get("subsequent-author-substitute")
+        if substitute is not None:
+            return self._substituted_bibliography(bib, keys, substitute)
         out: list[tuple[str, Inlines]] = []
-        for key in self.bib_order:
-            if wanted is not None and key not in wanted:
-                continue
+        for key in keys:
             item = self._with_number(key)
             d = self.disamb[key]
 
@@ -358,6 +363,31 @@ class Processor:
 
             out.append((key, self._memo(("entry", item, _disamb_key(d)), entry)))
         return out
+
+    def _substituted_bibliography(self, bib: Node, keys: list[str], substitute: str
+                                  ) -> list[tuple[str, Inlines]]:
+        """The entries with ``subsequent-author-substitute``: an entry whose names (at its
+        start) repeat the previous entry's shows the substitute ("———") instead, whole or name
+        by name as ``subsequent-author-substitute-rule`` says."""
+        rule = bib.attrs.get("subsequent-author-substitute-rule", "complete-all")
+        outs = [self.ev.layout(bib, self._with_number(k), self.disamb[k], bibliography=True)
+                for k in keys]
+        result: list[Out] = []
+        i = 0
+        while i < len(outs):
+            first = outs[i]
+            result.append(first)
+            found = _leading_names(first)
+            i += 1
+            if found is None:
+                continue
+            while i < len(outs):
+                replaced = _substitute_names(outs[i], found, rule, substitute)
+                if replaced is None:
+                    break
+                result.append(replaced)
+                i += 1
+        return [(k, self._finish(o)) for k, o in zip(keys, result, strict=True)]
 
     def _with_number(self, key: str) -> Item:
         item = self.items[key]
@@ -396,6 +426,10 @@ class Processor:
             o = grouped([o])
             if ci.mode == "author-only":
                 o = _get_authors(o)
+            elif not outs and self.style.options.get("class") == "note" \
+                    and _starts_sentence(ci.prefix) and _starts_with_term(o):
+                # a note begins with the citation: its first term is capitalized ("Ibid.")
+                o = _capitalize_first(o)
             tagged: Out = Tag("item", o, (ci.id, ci.mode)) if o is not None else None
             if ci.suffix:
                 tagged = grouped([tagged, Tag("suffix", Lit(ci.suffix))])
@@ -520,6 +554,133 @@ class Processor:
             pieces.append(piece)
         return formatted(Formatting(**{**{k: getattr(lf, k) for k in Formatting.__slots__},
                                        "delimiter": None}), pieces)
+
+
+def _leading_names(o: Out) -> tuple[tuple[Name, ...], str] | None:
+    """The names an entry starts with (its first element's first names) and their text."""
+    while isinstance(o, (Fmt, Linked)) or (isinstance(o, Tag) and o.kind != "names"):
+        if isinstance(o, Tag):
+            o = o.kid
+        else:
+            i = _first_kid(o.kids)
+            if i is None:
+                return None
+            o = o.kids[i]
+    if isinstance(o, Tag) and o.kind == "names" and isinstance(o.data, tuple):
+        if not o.data[1] and _has_named(o.kid):  # names that <substitute> put there
+            return _leading_names(o.kid)
+        return tuple(o.data[1]), out_text(o.kid)
+    # names inside the first element but deeper (a group of names and a date)
+    return None
+
+
+def _starts_sentence(prefix: Inlines) -> bool:
+    """No prefix, or one that ends a sentence of more than one word ("As shown above. ")."""
+    if not prefix:
+        return True
+    t = stringify(prefix).rstrip()
+    return t[-1:] in (".", "!", "?") and len(t.split()) > 1
+
+
+def _lead(o: Out) -> list[Out]:
+    """The path from ``o`` down to the first thing it shows."""
+    path: list[Out] = []
+    while o is not None:
+        path.append(o)
+        if isinstance(o, Tag):
+            o = o.kid
+        elif isinstance(o, (Fmt, Linked)):
+            i = _first_kid(o.kids)
+            if i is None:
+                break
+            if isinstance(o, Fmt) and o.f.prefix:
+                break  # an affix comes first
+            o = o.kids[i]
+        else:
+            break
+    return path
+
+
+def _starts_with_term(o: Out) -> bool:
+    return any(isinstance(n, Tag) and n.kind == "term" for n in _lead(o)) and isinstance(
+        _lead(o)[-1], Lit)
+
+
+def _capitalize_first(o: Out) -> Out:
+    if isinstance(o, Lit):
+        return Lit(map_first_text(o.inl, lambda t: t[:1].upper() + t[1:]))
+    if isinstance(o, Tag):
+        return Tag(o.kind, _capitalize_first(o.kid), o.data)
+    if isinstance(o, (Fmt, Linked)):
+        i = _first_kid(o.kids)
+        if i is None:
+            return o
+        kids = [*o.kids[:i], _capitalize_first(o.kids[i]), *o.kids[i + 1:]]
+        return Fmt(o.f, kids) if isinstance(o, Fmt) else Linked(o.url, kids)
+    return o
+
+
+def _has_named(o: Out) -> bool:
+    return any(isinstance(n, Tag) and n.kind == "names" and isinstance(n.data, tuple)
+               and n.data[1] for n in universe(o))
+
+
+def _first_kid(kids: list[Out]) -> int | None:
+    """The index of the first child that shows something (elements that rendered nothing
+    are None)."""
+    return next((i for i, k in enumerate(kids) if k is not None), None)
+
+
+def _substitute_names(o: Out, previous: tuple[tuple[Name, ...], str], rule: str,
+                      text: str) -> Out | None:
+    """``o`` with its leading names replaced by ``text`` as ``rule`` says when they repeat
+    ``previous``; None when they do not (the run of substitutions ends)."""
+    names, rendered = previous
+    if isinstance(o, Tag) and (o.kind != "names" or (
+            isinstance(o.data, tuple) and not o.data[1] and _has_named(o.kid))):
+        kid = _substitute_names(o.kid, previous, rule, text)
+        return None if kid is None else Tag(o.kind, kid, o.data)
+    if isinstance(o, (Fmt, Linked)):
+        i = _first_kid(o.kids)
+        if i is None:
+            return None
+        kid = _substitute_names(o.kids[i], previous, rule, text)
+        if kid is None:
+            return None
+        kids = [*o.kids[:i], kid, *o.kids[i + 1:]]
+        return Fmt(o.f, kids) if isinstance(o, Fmt) else Linked(o.url, kids)
+    if not (isinstance(o, Tag) and isinstance(o.data, tuple)):
+        return None
+    mine = tuple(o.data[1])
+    if not names:
+        rule = "complete-all"
+    if rule == "complete-all":
+        if mine != names or (not names and out_text(o.kid) != rendered):
+            return None
+        if not mine:
+            return Tag("names", lit(text), o.data)
+        kept = _transform(o.kid, lambda n: None if isinstance(n, Tag) and n.kind == "name"
+                          else n)
+        if isinstance(kept, Fmt):
+            return Tag("names", Fmt(kept.f, [lit(text), *kept.kids]), o.data)
+        return Tag("names", lit(text), o.data)
+    if rule == "complete-each":
+        if mine != names:
+            return None
+        count = len(mine)
+    else:
+        count = 0
+        for a, b in zip(mine, names, strict=False):
+            if a != b:
+                break
+            count += 1
+        if count == 0:
+            return None
+        if rule == "partial-first":
+            count = 1
+    replace_ = set(mine[:count])
+    return _transform(o, lambda n: Tag("name", lit(text), n.data)
+                      if isinstance(n, Tag) and n.kind == "name" and n.data in replace_ else n)
 
 
 def _group_by_names(outs: list[Out]) -> list[list[Out]]:
