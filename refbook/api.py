@@ -193,43 +193,56 @@ class Formatter:
 
 def positions(citations: Sequence[Citation], distance: int = NEAR_NOTE_DISTANCE
               ) -> list[list[CiteItem]]:
-    """The cites of each citation with their CSL positions (CSL 1.0.2, "Position")."""
+    """The cites of each citation with their CSL positions (CSL 1.0.2, "Position").
+
+    A cite is ``ibid`` when it cites the same item as the cite just before it: the one before
+    it in its citation (or in its note), or the only cite of the previous note. Citations in
+    the running text (note 0) and in notes are two separate sequences, as in citeproc-js."""
     last_note: dict[str, int] = {}
+    first_note: dict[str, int] = {}
     out: list[list[CiteItem]] = []
-    prev: Citation | None = None
+    # per sequence (in the text, in notes): the cites of the last note (or text citation)
+    previous: dict[bool, tuple[int, list[Cite]]] = {}
     for cit in citations:
         row: list[CiteItem] = []
+        stream = cit.note > 0
+        last = previous.get(stream)
+        same_note = last is not None and stream and last[0] == cit.note
         for j, c in enumerate(cit.cites):
+            before: Cite | None = None
+            if j > 0:
+                before = cit.cites[j - 1]
+            elif last is not None and (same_note or len(last[1]) == 1):
+                before = last[1][-1]
             if c.id not in last_note:
                 pos = "first"
+            elif before is not None and before.id == c.id:
+                pos = _ibid(c, before)
             else:
-                before: Cite | None
-                if j > 0:
-                    before = cit.cites[j - 1]
-                elif prev is not None and len(prev.cites) == 1:
-                    before = prev.cites[0]
-                else:
-                    before = None
-                if before is not None and before.id == c.id:
-                    if not c.locator and not before.locator:
-                        pos = "ibid"
-                    elif c.locator and c.locator != before.locator:
-                        pos = "ibid-with-locator"
-                    elif c.locator:
-                        pos = "ibid"
-                    else:
-                        pos = "subsequent"
-                else:
-                    pos = "subsequent"
+                pos = "subsequent"
             near = (c.id in last_note and cit.note > 0
                     and cit.note - last_note[c.id] <= distance)
             row.append(CiteItem(c.id, prefix=_inl(c.prefix), suffix=_inl(c.suffix),
                                 locator=c.locator, label=c.label, mode=c.mode,
-                                position=pos, near_note=near))
+                                position=pos, near_note=near,
+                                first_note=first_note.get(c.id, 0)))
             last_note[c.id] = cit.note
+            first_note.setdefault(c.id, cit.note)
         out.append(row)
-        prev = cit
+        cites = [*last[1], *cit.cites] if same_note and last is not None else list(cit.cites)
+        previous[stream] = (cit.note, cites)
     return out
+
+
+def _ibid(c: Cite, before: Cite) -> str:
+    """The position of a cite of the item the cite before it cites."""
+    here = (c.label or "page", c.locator) if c.locator else None
+    there = (before.label or "page", before.locator) if before.locator else None
+    if here == there:
+        return "ibid"
+    if here is not None:
+        return "ibid-with-locator"
+    return "subsequent"  # the cite before pointed somewhere this one does not
 
 
 def _inl(text: str) -> Inlines:

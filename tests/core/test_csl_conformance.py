@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from refbook.api import Cite, Formatter, format_bibliography, format_citations, render
+from refbook.api import Citation, Cite, Formatter, format_bibliography, format_citations, render
 from refbook.ir import Styled, Text
 from refbook.readers.csl_json import markup_to_inlines
 
@@ -146,3 +146,39 @@ def test_a_note_citation_starting_with_a_term_is_capitalized(tmp_path: Path) -> 
         "Ibid.", "As said before. Ibid.", "See ibid."]
     # an in-text style leaves the term as the locale writes it
     assert format_citations(items, [["a"]], style=style(tmp_path, note)) == ["ibid."]
+
+
+def test_superscript_characters_become_superscript_text(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout><text value="1\u1d49\u02b3 N\u00ba 5\u2122"/>'
+                        "</layout></citation>")
+    got = Formatter([book("a", "A", 1)], style=s).citations(["a"])[0]
+    assert render(got, "html") == ('<span class="refbook-cite-item" data-key="a">'
+                                   "1<sup>e</sup><sup>r</sup> N<sup>o</sup> 5<sup>TM</sup>"
+                                   "</span>")
+
+
+def test_first_reference_note_number(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout><choose><if position="first">'
+                        '<text variable="title"/></if><else><text variable="title"/>'
+                        '<text variable="first-reference-note-number" prefix=", note "/>'
+                        "</else></choose></layout></citation>", cls="note")
+    items = [book("a", "A", 1, "Alpha"), book("b", "B", 2, "Beta")]
+    cits = [Citation((Cite("a"),), 1), Citation((Cite("b"),), 2), Citation((Cite("a"),), 3)]
+    assert format_citations(items, cits, style=s) == ["Alpha", "Beta", "Alpha, note 1"]
+
+
+def test_positions_per_note_and_per_sequence() -> None:
+    from refbook.api import positions
+
+    a, b = Cite("a"), Cite("b")
+    # two citations in note 1: the next note's cite of b is not ibid (note 1 had two cites)
+    got = positions([Citation((a,), 1), Citation((b,), 1), Citation((b,), 2),
+                     Citation((b,), 3)])
+    assert [r[0].position for r in got] == ["first", "first", "subsequent", "ibid"]
+    # in a note style, citations in the text and in notes are separate sequences
+    got = positions([Citation((a,), 0), Citation((b,), 1), Citation((a,), 0)])
+    assert [r[0].position for r in got] == ["first", "first", "ibid"]
+    # the same locator under another label is another place
+    got = positions([Citation((Cite("a", locator="2"),), 1),
+                     Citation((Cite("a", locator="2", label="chapter"),), 2)])
+    assert got[1][0].position == "ibid-with-locator"

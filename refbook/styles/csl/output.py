@@ -8,6 +8,7 @@ citeproc processors apply when pieces meet (no ``..``, no ``?.``, periods moved 
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -474,6 +475,54 @@ def punctuation_inside_quotes(inl: Inlines) -> Inlines:
             continue
         out.append(n)
         i += 1
+    return tuple(out)
+
+
+@functools.cache
+def superscripts() -> dict[str, str]:
+    """Superscript characters (ª, ², ᵉ …) and the letters they raise, from Unicode's own
+    ``<super>`` decompositions."""
+    import unicodedata
+
+    table: dict[str, str] = {}
+    for cp in range(0xA0, 0x10000):
+        c = chr(cp)
+        d = unicodedata.decomposition(c)
+        if d.startswith("<super> "):  # ℠ and ™ raise two letters
+            table[c] = "".join(chr(int(h, 16)) for h in d.split()[1:])
+    # modifier letters and Arabic small letters with no <super> decomposition that are
+    # superscripts all the same (citeproc-js raises them too)
+    table.update({"\u02c0": "\u0294", "\u02c1": "\u0295", "\u06e5": "\u0648",
+                  "\u06e6": "\u064a"})
+    return table
+
+
+def raise_superscripts(inl: Inlines) -> Inlines:
+    """Superscript characters as superscript text (1ᵉʳ → 1<sup>e</sup><sup>r</sup>), as
+    citeproc writes them: a font may lack the characters, and they then match ``<sup>``
+    markup written in field values."""
+    table = superscripts()
+    out: list[Inline] = []
+    for n in inl:
+        if isinstance(n, Text):
+            if not any(c in table for c in n.text):
+                out.append(n)
+                continue
+            run: list[str] = []
+            for c in n.text:
+                if c in table:
+                    if run:
+                        out.append(Text("".join(run)))
+                        run = []
+                    out.append(Styled("sup", (Text(table[c]),)))
+                else:
+                    run.append(c)
+            if run:
+                out.append(Text("".join(run)))
+        elif isinstance(n, Styled) and n.kind in ("sup", "nocase", "code"):
+            out.append(n)
+        else:
+            out.append(_rebuild(n, raise_superscripts(n.children)))
     return tuple(out)
 
 

@@ -33,6 +33,7 @@ from refbook.styles.csl.output import (
     map_first_text,
     out_text,
     punctuation_inside_quotes,
+    raise_superscripts,
     render,
     stringify,
     universe,
@@ -64,6 +65,8 @@ class CiteItem:
     position: str = "first"
     #: cited in a note close enough to an earlier note citing the same item (``near-note``)
     near_note: bool = False
+    #: the note that first cited the item (``first-reference-note-number``; 0: none)
+    first_note: int = 0
 
 
 @functools.cache
@@ -341,7 +344,7 @@ class Processor:
         quotes = self.style.locale.quotes()
         if quotes != DEFAULT_QUOTES:
             inl = localize_quotes(inl, quotes)
-        return inl
+        return raise_superscripts(inl)
 
     def bibliography(self, ids: Sequence[str] | None = None) -> list[tuple[str, Inlines]]:
         """Formatted entries in bibliography order (all items, or ``ids`` in that order)."""
@@ -420,14 +423,20 @@ class Processor:
                                 ci.id))
                 continue
             item = self._numbered(ci.id, numbers)
+            if ci.first_note and ci.position != "first":
+                from dataclasses import replace
+
+                item = replace(item, text=(*item.text, ("first-reference-note-number",
+                                                        (Text(str(ci.first_note)),))))
             o = self.ev.layout(c, item, self.disamb[ci.id], bibliography=False,
                                locator=ci.locator, label=ci.label, all_names=ci.all_names,
                                position=ci.position, near_note=ci.near_note)
             o = grouped([o])
             if ci.mode == "author-only":
                 o = _get_authors(o)
-            elif not outs and self.style.options.get("class") == "note" \
-                    and _starts_sentence(ci.prefix) and _starts_with_term(o):
+            elif self.style.options.get("class") == "note" and (
+                    ci.prefix or not outs) and _starts_sentence(ci.prefix) \
+                    and _starts_with_term(o):
                 # a note begins with the citation: its first term is capitalized ("Ibid.")
                 o = _capitalize_first(o)
             tagged: Out = Tag("item", o, (ci.id, ci.mode)) if o is not None else None
@@ -575,10 +584,11 @@ def _leading_names(o: Out) -> tuple[tuple[Name, ...], str] | None:
 
 
 def _starts_sentence(prefix: Inlines) -> bool:
-    """No prefix, or one that ends a sentence of more than one word ("As shown above. ")."""
+    """No prefix, or one that ends a sentence of more than one word ("As shown above. "):
+    what follows starts a sentence."""
     if not prefix:
         return True
-    t = stringify(prefix).rstrip()
+    t = stringify(prefix).rstrip().rstrip("\u201d\u2019\"')\u00bb")
     return t[-1:] in (".", "!", "?") and len(t.split()) > 1
 
 
