@@ -482,8 +482,6 @@ def punctuation_inside_quotes(inl: Inlines) -> Inlines:
 def superscripts() -> dict[str, str]:
     """Superscript characters (ª, ², ᵉ …) and the letters they raise, from Unicode's own
     ``<super>`` decompositions."""
-    import unicodedata
-
     table: dict[str, str] = {}
     for cp in range(0xA0, 0x10000):
         c = chr(cp)
