@@ -175,6 +175,9 @@ def item_from_json(raw: Mapping[str, Any]) -> csl.Item:
     )
 
 
+_GIVEN_SUFFIX = re.compile(r"([^,]+?)\s*,\s*(!?)\s*([^\s,a-z][^,]*)")
+
+
 def _apostrophes(part: str) -> str:
     """A straight apostrophe in a name part (d'Alembert, Shun'ichi) is a typographic one."""
     return part.replace("'", _APOSTROPHE) if "'" in part else part
@@ -192,13 +195,22 @@ def _names(values: list[Any]) -> tuple[csl.Name, ...]:
         if i == last and i > 0 and literal == "others":
             out.append(csl.Name(others=True))
             continue
+        given = str(v.get("given", "") or "")
+        suffix = str(v.get("suffix", "") or "")
+        comma = bool(v.get("comma-suffix"))
+        m = _GIVEN_SUFFIX.fullmatch(given) if not suffix and "," in given else None
+        if m is not None:
+            # citeproc-js' convention: "John, III" is a given name and a suffix, "John,! Jr."
+            # one whose suffix keeps its comma (a lower-case tail, "abbé d'", is no suffix)
+            given, comma, suffix = m[1], bool(m[2]), m[3]
         out.append(
             csl.Name(
                 family=_apostrophes(str(v.get("family", "") or "")),
-                given=_apostrophes(str(v.get("given", "") or "")),
+                given=_apostrophes(given),
                 non_dropping_particle=_apostrophes(str(v.get("non-dropping-particle", "") or "")),
                 dropping_particle=_apostrophes(str(v.get("dropping-particle", "") or "")),
-                suffix=str(v.get("suffix", "") or ""),
+                suffix=suffix,
+                comma_suffix=comma,
                 literal=literal,
             )
         )

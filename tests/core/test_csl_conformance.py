@@ -182,3 +182,38 @@ def test_positions_per_note_and_per_sequence() -> None:
     got = positions([Citation((Cite("a", locator="2"),), 1),
                      Citation((Cite("a", locator="2", label="chapter"),), 2)])
     assert got[1][0].position == "ibid-with-locator"
+
+
+def test_citation_formatting_covers_its_affixes(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout prefix="(" suffix=")" font-weight="bold">'
+                        '<text variable="title"/></layout></citation>')
+    got = Formatter([book("a", "A", 1)], style=s).citations(["a"])[0]
+    assert render(got, "html") == (
+        '<strong>(<span class="refbook-cite-item" data-key="a">T</span>)</strong>')
+
+
+def test_chicago_page_ranges_are_chicago_15(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout><text variable="page"/></layout></citation>',
+              extra=' page-range-format="chicago"')
+    items = [{"id": "a", "type": "book", "page": "1496-1504"},
+             {"id": "b", "type": "book", "page": "321-328"}]
+    assert format_citations(items, ["a", "b"], style=s) == ["1496\u20131504", "321\u201328"]
+
+
+def test_suffix_written_in_the_given_name(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout><names variable="author"/></layout></citation>')
+    items = [{"id": "a", "type": "book", "author": [{"family": "Doe", "given": "John, III"}]},
+             {"id": "b", "type": "book", "author": [{"family": "Doe", "given": "John,! Jr."}]},
+             {"id": "c", "type": "book",
+              "author": [{"family": "Doe", "given": "Al", "suffix": "Jr.", "comma-suffix": True}]}]
+    assert format_citations(items, ["a", "b", "c"], style=s) == [
+        "John Doe III", "John Doe, Jr.", "Al Doe, Jr."]
+
+
+def test_an_empty_et_al_term_shows_nothing(tmp_path: Path) -> None:
+    s = style(tmp_path, '<locale><terms><term name="et-al"></term></terms></locale>'
+                        '<citation et-al-min="3" et-al-use-first="1"><layout>'
+                        '<names variable="author"/></layout></citation>')
+    item = {"id": "a", "type": "book", "author": [{"family": f, "given": "A"}
+                                                  for f in ("Doe", "Roe", "Poe")]}
+    assert format_citations([item], ["a"], style=s) == ["A Doe"]

@@ -608,7 +608,8 @@ class Evaluator:
                 return wp + x + delim + y
             if x[-2:-1] == "0" and y[-2:-1] == "0":
                 return minimal(1)
-            if fmt == "chicago-15" and len(x) == 4 and sum(a != b for a, b in zip(x, y, strict=False)) >= 3:
+            # "chicago" is CSL 1.0.2's name of chicago-15 (as citeproc has it)
+            if fmt in ("chicago", "chicago-15") and len(x) == 4 and sum(a != b for a, b in zip(x, y, strict=False)) >= 3:
                 return wp + x + delim + y
             return minimal(2)
         if fmt == "expanded":
@@ -983,7 +984,11 @@ class Evaluator:
         elif use_last and not final_is_others:
             etal = Fmt(Formatting(prefix=before_etal), [lit("\u2026 ")])
         else:
-            etal = Fmt(Formatting(prefix=before_etal), [lit(self.locale.term("et-al") or "et al.")])
+            # a style may define the term as empty: then nothing stands for the others
+            et_al = self.locale.term("et-al")
+            etal = Fmt(Formatting(prefix=before_etal), [lit(et_al)]) if et_al != "" else None
+            if et_al is None:
+                etal = Fmt(Formatting(prefix=before_etal), [lit("et al.")])
         outs: list[Out] = []
         for idx, nm in enumerate(rendered, start=1):
             if threshold == 0:
@@ -1086,7 +1091,9 @@ class Evaluator:
             return _sep(_sep(fam_aff([_space(ndp, family)]), giv_aff([_space(given, dp)]), sep), suffix, sep)
         if demote == "display-and-sort" and (self.in_sort_key or name_as_sort):
             return _sep(_sep(fam_aff([family]), giv_aff([_space(_space(given, dp), ndp)]), sep), suffix, sep)
-        return _space(giv_aff([given]), fam_aff([_space(_space(_space(dp, ndp), family), suffix)]))
+        fam_part = _space(_space(dp, ndp), family)
+        fam_part = _sep(fam_part, suffix, ", ") if name.comma_suffix else _space(fam_part, suffix)
+        return _space(giv_aff([given]), fam_aff([fam_part]))
 
 
 def _space(x: Out, y: Out) -> Out:

@@ -414,7 +414,11 @@ class Processor:
                         delimiter=layout.attrs.get("delimiter"),
                         font_style=layout.attrs.get("font-style"),
                         font_weight=layout.attrs.get("font-weight"),
-                        vertical_align=layout.attrs.get("vertical-align"))
+                        vertical_align=layout.attrs.get("vertical-align"),
+                        font_variant=layout.attrs.get("font-variant"),
+                        text_decoration=layout.attrs.get("text-decoration"),
+                        # a citation's formatting covers its affixes: <b>(1–3)</b>
+                        affixes_inside=True)
         cites = self._sort_cites(c, cites, numbers)
         outs: list[Out] = []
         for ci in cites:
