@@ -102,8 +102,8 @@ def test_year_suffix_collapse(tmp_path: Path) -> None:
                              'collapse="year-suffix-ranged" year-suffix-delimiter="," '
                              'after-collapse-delimiter=", ">' + AUTHOR_YEAR)
     assert format_citations(_smiths(), [ids], style=ranged) == ["(Smith 2000a\u2013d, 2001)"]
-    assert format_citations(_smiths(), [["s1", "s2", "s4"]], style=ranged) == [
-        "(Smith 2000a,b,d)"]
+    assert format_citations(_smiths(), [ids, ["s1", "s2", "s4"]], style=ranged)[1] == (
+        "(Smith 2000a,b,d)")
 
 
 def test_cite_group_delimiter_groups_without_collapsing(tmp_path: Path) -> None:
@@ -217,3 +217,10 @@ def test_an_empty_et_al_term_shows_nothing(tmp_path: Path) -> None:
     item = {"id": "a", "type": "book", "author": [{"family": f, "given": "A"}
                                                   for f in ("Doe", "Roe", "Poe")]}
     assert format_citations([item], ["a"], style=s) == ["A Doe"]
+
+
+def test_year_suffixes_follow_first_citation_without_a_bibliography_sort(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation disambiguate-add-year-suffix="true">' + AUTHOR_YEAR)
+    items = [book(f"i{n}", "Smith", 1986, f"T{n}") for n in range(1, 13)]
+    got = format_citations(items, [[f"i{n}"] for n in range(1, 13)], style=s)
+    assert got == [f"(Smith 1986{c})" for c in "abcdefghijkl"]

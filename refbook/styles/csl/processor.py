@@ -318,7 +318,11 @@ class Processor:
             desc = getattr(self, "_sort_desc", [])
 
             def by_sort_key_then_id(a: str, b: str) -> int:
-                # citeproc collects ambiguous items in id order, then sorts them stably
+                # citeproc collects ambiguous items in id order, then sorts them stably by
+                # the bibliography's <sort>; without one they keep the order of first
+                # citation (the bibliography's order then)
+                if not keys:
+                    return self.number[a] - self.number[b]
                 return _cmp_keys(keys.get(a), keys.get(b), desc) or (a > b) - (a < b)
 
             # the groups are disjoint (one per rendered text): each is sorted once and numbered
@@ -479,8 +483,13 @@ class Processor:
                                   lambda: self.ev.sort_key(c, sort.children[n], item, d))
 
             keys[ci.id] = _SortKeys(compute, len(desc))
+        def suffix(c: CiteItem) -> int:
+            return self.disamb[c.id].year_suffix if c.id in self.disamb else 0
+
+        # cites the keys do not tell apart keep their year suffixes' order (2005a, 2005b)
         return sorted(cites, key=cmp_to_key(
-            lambda a, b: _cmp_keys(keys.get(a.id), keys.get(b.id), desc)))
+            lambda a, b: _cmp_keys(keys.get(a.id), keys.get(b.id), desc)
+            or (suffix(a) - suffix(b) if suffix(a) and suffix(b) else 0)))
 
     def _numbered(self, key: str, numbers: dict[str, int] | None) -> Item:
         if numbers is not None and key in numbers:
