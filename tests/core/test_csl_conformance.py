@@ -224,3 +224,29 @@ def test_year_suffixes_follow_first_citation_without_a_bibliography_sort(tmp_pat
     items = [book(f"i{n}", "Smith", 1986, f"T{n}") for n in range(1, 13)]
     got = format_citations(items, [[f"i{n}"] for n in range(1, 13)], style=s)
     assert got == [f"(Smith 1986{c})" for c in "abcdefghijkl"]
+
+
+def test_givenname_disambiguation_rules_other_than_by_cite(tmp_path: Path) -> None:
+    def s(rule: str) -> str:
+        return style(tmp_path, '<citation disambiguate-add-givenname="true" '
+                               f'givenname-disambiguation-rule="{rule}"><layout delimiter="; ">'
+                               '<names variable="author"><name form="short" and="text" '
+                               'initialize-with=". "/></names></layout></citation>')
+
+    def cite(id_: str, *people: tuple[str, str]) -> dict[str, Any]:
+        return {"id": id_, "type": "book",
+                "author": [{"family": f, "given": g} for f, g in people]}
+
+    items = [cite("a", ("Roe", "Ann"), ("Doe", "John")),
+             cite("b", ("Roe", "Ann"), ("Doe", "Jane"), ("Poe", "Carl")),
+             cite("c", ("Poe", "Bea")), cite("d", ("Poe", "Carl"))]
+    ids = [["a", "b", "c", "d"]]
+    # the two Does have the same initials (given names then), the Poes do not (initials);
+    # the one Roe stays as she is, though every cite was told apart already
+    assert format_citations(items, ids, style=s("all-names")) == [
+        "Roe and John Doe; Roe, Jane Doe, and C. Poe; B. Poe; C. Poe"]
+    assert format_citations(items, ids, style=s("all-names-with-initials")) == [
+        "Roe and Doe; Roe, Doe, and C. Poe; B. Poe; C. Poe"]
+    # only the first name of each cite counts
+    assert format_citations(items, ids, style=s("primary-name")) == [
+        "Roe and Doe; Roe, Doe, and Poe; B. Poe; C. Poe"]

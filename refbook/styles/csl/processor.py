@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cmp_to_key
 from typing import TYPE_CHECKING, TypeVar
 
+from refbook import csl
 from refbook.csl import Date
 from refbook.ir import Inlines, Text
 from refbook.styles.csl.engine import Disamb, Evaluator, initialize
@@ -301,6 +302,9 @@ class Processor:
         add_given = c.attrs.get("disambiguate-add-givenname") == "true"
         rule = c.attrs.get("givenname-disambiguation-rule", "by-cite")
         add_suffix = c.attrs.get("disambiguate-add-year-suffix") == "true"
+        global_rule = add_given and rule != "by-cite"
+        if global_rule:
+            self._add_given_names_globally(rule)
         amb = self._ambiguities()
         if amb and add_names:
             for g in amb:
@@ -308,6 +312,8 @@ class Processor:
                     self._try_add_names(g)
                 else:
                     self._try_add_names_plain(g)
+            if global_rule:  # the names now shown may need their given names too
+                self._add_given_names_globally(rule)
             amb = self._ambiguities()
         if amb and add_given and rule == "by-cite":
             for g in amb:
@@ -335,6 +341,48 @@ class Processor:
         for g in amb:
             for d in g:
                 self.disamb[d.item].condition = True
+
+    def _add_given_names_globally(self, rule: str) -> None:
+        """``givenname-disambiguation-rule`` other than by-cite: every shown name (or each
+        cite's first name, for the primary-name rules) whose family name another person shown
+        anywhere shares gets its initials, or its given name when initials do not tell the
+        two apart (initials only, for the -with-initials rules) — ambiguous cites or not."""
+        primary = rule.startswith("primary-name")
+        initials_only = rule.endswith("-with-initials")
+        shown: dict[str, list[Name]] = {}
+        for key in self.items:
+            names = [n.data for n in universe(self._render_basic(key))
+                     if isinstance(n, Tag) and n.kind == "name" and isinstance(n.data, csl.Name)]
+            shown[key] = names[:1] if primary else names
+        def person(n: Name) -> str:  # "J.J." and "J. J." are one person
+            return "".join(c for c in n.given if c.isalnum())
+
+        families: dict[tuple[str, str], dict[str, list[Name]]] = {}
+        for names in shown.values():
+            for n in names:
+                if n.family:
+                    families.setdefault((n.non_dropping_particle, n.family), {}).setdefault(
+                        person(n), []).append(n)
+        hints: dict[Name, str] = {}
+        for people in families.values():
+            if len(people) < 2:
+                continue
+            same: dict[str, int] = {}
+            for forms in people.values():
+                i = initialize(forms[0].given, True, False, "")
+                same[i] = same.get(i, 0) + 1
+            for forms in people.values():
+                if not forms[0].given:
+                    continue
+                unique = same[initialize(forms[0].given, True, False, "")] == 1
+                if initials_only and not unique:
+                    continue  # initials would not tell them apart
+                for n in forms:
+                    hints[n] = "initials" if unique else "given"
+        for key, names in shown.items():
+            for n in names:
+                if n in hints:
+                    self.disamb[key].name_hints[n] = hints[n]
 
     def _try_add_names_plain(self, group: list[_DD]) -> None:
         self._add_names_until_unique(group, lambda n: n.family or n.literal)
