@@ -148,6 +148,11 @@ def item_from_json(raw: Mapping[str, Any]) -> csl.Item:
     for key, value in raw.items():
         if key in ("id", "type") or value is None:
             continue
+        # Zotero's names of two short forms (citeproc-js reads them as the CSL variables)
+        if key in _ALIASES:
+            if _ALIASES[key] in raw:
+                continue
+            key = _ALIASES[key]
         if key == "language":
             language = str(value)
         if key in _DATE_VARIABLES or (isinstance(value, dict) and _looks_like_date(value)):
@@ -176,6 +181,9 @@ def item_from_json(raw: Mapping[str, Any]) -> csl.Item:
 
 
 _GIVEN_SUFFIX = re.compile(r"([^,]+?)\s*,\s*(!?)\s*([^\s,a-z][^,]*)")
+
+
+_ALIASES = {"journalAbbreviation": "container-title-short", "shortTitle": "title-short"}
 
 
 def _apostrophes(part: str) -> str:

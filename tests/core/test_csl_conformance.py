@@ -250,3 +250,13 @@ def test_givenname_disambiguation_rules_other_than_by_cite(tmp_path: Path) -> No
     # only the first name of each cite counts
     assert format_citations(items, ids, style=s("primary-name")) == [
         "Roe and Doe; Roe, Doe, and Poe; B. Poe; C. Poe"]
+
+
+def test_zotero_short_form_names_are_read(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout delimiter="; "><text variable="container-title" '
+                        'form="short"/></layout></citation>')
+    items = [{"id": "a", "type": "article-journal", "container-title": "Journal of Tides",
+              "journalAbbreviation": "J. Tides"},
+             {"id": "b", "type": "article-journal", "container-title": "Journal of Tides",
+              "journalAbbreviation": "J. Tides", "container-title-short": "JT"}]
+    assert format_citations(items, [["a", "b"]], style=s) == ["J. Tides; JT"]
