@@ -260,3 +260,34 @@ def test_zotero_short_form_names_are_read(tmp_path: Path) -> None:
              {"id": "b", "type": "article-journal", "container-title": "Journal of Tides",
               "journalAbbreviation": "J. Tides", "container-title-short": "JT"}]
     assert format_citations(items, [["a", "b"]], style=s) == ["J. Tides; JT"]
+
+
+def test_names_min_on_a_sort_key(tmp_path: Path) -> None:
+    def s(key_attrs: str) -> str:
+        return style(tmp_path, '<macro name="author"><names variable="author"/></macro>'
+                               '<citation><layout><text variable="title"/></layout></citation>'
+                               f'<bibliography><sort><key macro="author" {key_attrs}/>'
+                               '<key variable="issued"/></sort><layout><text variable="title"/>'
+                               "</layout></bibliography>")
+
+    items = [{"id": "a", "type": "book", "title": "A", "issued": {"date-parts": [[1990]]},
+              "author": [{"family": "Smith"}, {"family": "Jones"}]},
+             {"id": "b", "type": "book", "title": "B", "issued": {"date-parts": [[2000]]},
+              "author": [{"family": "Smith"}, {"family": "Adams"}]}]
+    assert format_bibliography(items, style=s("")) == ["B", "A"]
+    # only the first name counts: the year decides
+    assert format_bibliography(items, style=s('names-min="1" names-use-first="1"')) == [
+        "A", "B"]
+
+
+def test_date_sort_keys_for_ranges_and_years_before_1(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><sort><key variable="issued"/></sort><layout delimiter="; ">'
+                        '<text variable="title"/></layout></citation>')
+
+    def dated(id_: str, *parts: list[int]) -> dict[str, Any]:
+        return {"id": id_, "type": "book", "title": id_, "issued": {"date-parts": list(parts)}}
+
+    items = [dated("range", [2000, 5], [2001, 5]), dated("single", [2000, 5]),
+             dated("ad54", [54]), dated("bc44", [-44]), dated("bc100", [-100])]
+    assert format_citations(items, [[i["id"] for i in items]], style=s) == [
+        "bc100; bc44; ad54; single; range"]

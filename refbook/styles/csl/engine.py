@@ -42,6 +42,8 @@ DATE_VARS = frozenset(
     ["accessed", "available-date", "event-date", "issued", "original-date", "submitted"]
 )
 
+_KEY_NAME_ATTRS = {"names-min": "et-al-min", "names-use-first": "et-al-use-first",
+                   "names-use-last": "et-al-use-last"}
 _NAME_ATTRS = (
     "and", "delimiter-precedes-et-al", "delimiter-precedes-last", "et-al-min",
     "et-al-use-first", "et-al-use-last", "et-al-subsequent-min", "et-al-subsequent-use-first",
@@ -233,6 +235,7 @@ class Evaluator:
         self.subst_names: Node | None = None
         self.position = "first"
         self.near_note = False
+        self.key_name_opts: dict[str, str] = {}
         self.locator = self.label = ""
         self.name_opts: dict[str, str] = {}
         self.all_names = False
@@ -253,6 +256,7 @@ class Evaluator:
         self.subst_names = None
         self.position = position
         self.near_note = near_note
+        self.key_name_opts = {}
         self.locator = locator
         self.label = label
         self.name_opts = self._inherited_name_opts(area)
@@ -288,6 +292,10 @@ class Evaluator:
         for k in _NAME_ATTRS:
             if k in key.attrs:
                 self.name_opts[k] = key.attrs[k]
+        # names-min/-use-first/-use-last on a key win over the et-al settings of the names
+        # its macro shows
+        self.key_name_opts = {_KEY_NAME_ATTRS[k]: v for k, v in key.attrs.items()
+                              if k in _KEY_NAME_ATTRS}
         if "macro" in key.attrs:
             out = grouped(self.elements(self.style.macros[key.attrs["macro"]].children))
             # an empty macro sorts first (citeproc: Just []), only a missing variable sorts last
@@ -871,6 +879,8 @@ class Evaluator:
                 opts["delimiter"] = name_node.attrs["delimiter"]
             name_f = _formatting_of({k: v for k, v in name_node.attrs.items() if k != "delimiter"})
             opts["_parts"] = ""  # marker
+        if self.key_name_opts:
+            opts.update(self.key_name_opts)
         name_parts = {c.attrs.get("name", ""): formatting_of(c.attrs)
                       for c in (name_node.children if name_node is not None else []) if c.tag == "name-part"}
         contribs: list[tuple[str, tuple[Name, ...] | None]] = []
@@ -1164,8 +1174,16 @@ def _sort_date(dps: list[Node], d: DatePart) -> str:
 def _date_sort_text(d: Date) -> str:
     if d.literal or d.start is None:
         return d.literal.lower()
-    s = d.start
-    return f"P{s.year:09d}{s.month:02d}{s.day:02d}"
+    key = _date_part_key(d.start)
+    if d.end is not None:  # a range sorts after a single date of its start, by its end
+        key += "-" + _date_part_key(d.end)
+    return key
+
+
+def _date_part_key(p: DatePart) -> str:
+    # years before 1 (BC) sort before the others, the older first
+    era = f"P{p.year:09d}" if p.year >= 0 else f"N{10**9 + p.year:09d}"
+    return f"{era}{p.month:02d}{p.day:02d}"
 
 
 def _normalize_sort_key(text: str) -> list[str]:
