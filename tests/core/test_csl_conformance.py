@@ -291,3 +291,20 @@ def test_date_sort_keys_for_ranges_and_years_before_1(tmp_path: Path) -> None:
              dated("ad54", [54]), dated("bc44", [-44]), dated("bc100", [-100])]
     assert format_citations(items, [[i["id"] for i in items]], style=s) == [
         "bc100; bc44; ad54; single; range"]
+
+
+def test_citation_labels(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation disambiguate-add-year-suffix="true"><sort>'
+                        '<key variable="citation-label"/></sort><layout delimiter="; ">'
+                        '<text variable="citation-label"/></layout></citation>')
+
+    def by(id_: str, year: int, *fams: str, **extra: Any) -> dict[str, Any]:
+        return {"id": id_, "type": "book", "title": id_, "issued": {"date-parts": [[year]]},
+                "author": [{"family": f} for f in fams], **extra}
+
+    items = [by("d", 1926, "Dalton", "Evans", "Fisher", "Green", "Hill"),
+             by("a1", 2000, "Asthma"), by("a2", 2000, "Asthma", title="other"),
+             by("b", 1998, "Brown", "van Chase"), by("c", 2001, "Cole", "Dee", "Eel"),
+             by("own", 1900, "Zed", **{"citation-label": "Mine1900"})]
+    assert format_citations(items, [[i["id"] for i in items]], style=s) == [
+        "Asth00a; Asth00b; BrCh98; CoDE01; DEFG26; Mine1900"]

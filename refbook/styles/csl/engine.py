@@ -142,6 +142,25 @@ def year_suffix_text(n: int) -> str:
     return chr(ord("a") - 1 + m // 26) + chr(ord("a") + m % 26)
 
 
+def citation_label(item: Item) -> str:
+    """A label made of the first names and the year, as citeproc-js makes it by default (the
+    trigraph ``Aaaa00:AaAa00:AaAA00:AAAA00``): Doe00, DoRo00, DoRP00, DRPM00."""
+    names: tuple[Name, ...] = ()
+    for var in ("author", "editor", "translator", "composer", "director"):
+        names = tuple(n for n in item.name_list(var) if not n.others)
+        if names:
+            break
+    # particles written into the family name ("van Dyke") do not count
+    fams = ["".join(w for w in (n.family or n.literal).split() if not w[:1].islower())
+            or (n.family or n.literal) for n in names]
+    d = item.date("issued")
+    year = f"{d.start.year % 100:02d}" if d is not None and d.start and d.start.year else ""
+    if not fams:
+        return ""
+    widths = {1: (4,), 2: (2, 2), 3: (2, 1, 1)}.get(len(fams), (1, 1, 1, 1))
+    return "".join(f[:w] for f, w in zip(fams, widths, strict=False)) + year
+
+
 def roman(n: int) -> str:
     if n <= 0 or n >= 4000:
         return str(n)
@@ -311,6 +330,8 @@ class Evaluator:
             d = item.date(var)
             return [_date_sort_text(d)] if d is not None else None
         v = stringify(item.var(var))
+        if var == "citation-label" and not v:
+            v = citation_label(item)
         if not v:
             return None
         # isdecimal, not isdigit: int() rejects "²"
@@ -533,6 +554,14 @@ class Evaluator:
             if not self.label or self.label == "page":
                 return Tag("locator", self.page_range(loc))
             return Tag("locator", lit(self._format_range(loc, EN_DASH, None)))
+        if var == "citation-label":
+            own = self.ask_text(var)
+            label = stringify(own) if own else citation_label(self.item)
+            self._count(1, 1 if label else 0)
+            if not label:
+                return None
+            # a label tells works apart by its year suffix too (Doe00a, Doe00b)
+            return grouped([Tag("citation-label", lit(label), label), self.year_suffix()])
         if var == "year-suffix":
             if self.disamb.year_suffix:
                 n = self.disamb.year_suffix
