@@ -308,3 +308,19 @@ def test_citation_labels(tmp_path: Path) -> None:
              by("own", 1900, "Zed", **{"citation-label": "Mine1900"})]
     assert format_citations(items, [[i["id"] for i in items]], style=s) == [
         "Asth00a; Asth00b; BrCh98; CoDE01; DEFG26; Mine1900"]
+
+
+def test_punctuation_moves_into_the_innermost_quotes(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout suffix="." delimiter=", ">'
+                        '<text variable="title" quotes="true"/></layout></citation>')
+    items = [{"id": "a", "type": "book", "title": "This is 'The One'"},
+             {"id": "b", "type": "book", "title": "Why?"}]
+    assert format_citations(items, ["a", "b", ["b", "a"]], style=s) == [
+        "\u201cThis is \u2018The One.\u2019\u201d", "\u201cWhy?\u201d",
+        "\u201cWhy?,\u201d \u201cThis is \u2018The One.\u2019\u201d"]
+    # quotes inside italics keep the period out (as pandoc's engine)
+    s2 = style(tmp_path, '<citation><layout suffix="."><group font-style="italic">'
+                         '<text variable="title" quotes="true"/></group></layout></citation>')
+    got = Formatter([{"id": "c", "type": "book", "title": "Tides"}], style=s2).citations(["c"])
+    assert render(got[0], "html") == (
+        '<span class="refbook-cite-item" data-key="c"><em>\u201cTides\u201d</em></span>.')

@@ -454,7 +454,8 @@ def _ends_with_punct(inl: Inlines) -> bool:
 
 
 def punctuation_inside_quotes(inl: Inlines) -> Inlines:
-    """Move a period or comma that follows a quoted title inside the quotes (en-US)."""
+    """Move a period or comma that follows quoted text inside the quotes (en-US), into the
+    innermost quotes that end there ("This is ‘The One.’”)."""
     nodes = [n if isinstance(n, Text) else _rebuild(n, punctuation_inside_quotes(n.children))
              for n in inl]
     out: list[Inline] = []
@@ -462,12 +463,9 @@ def punctuation_inside_quotes(inl: Inlines) -> Inlines:
     while i < len(nodes):
         n = nodes[i]
         nxt = nodes[i + 1] if i + 1 < len(nodes) else None
-        if (isinstance(n, Styled) and n.kind == "quoted" and isinstance(nxt, Text)
-                and nxt.text[:1] in (".", ",")):
-            kids = n.children
-            if not _ends_with_punct(kids):
-                kids = concat([kids, (Text(nxt.text[0]),)])
-            out.append(Styled("quoted", kids))
+        if (isinstance(nxt, Text) and nxt.text[:1] in (".", ",") and not isinstance(n, Text)
+                and _ends_quoted(n)):
+            out.append(_into_quotes(n, nxt.text[0]))
             rest = nxt.text[1:]
             if rest:
                 out.append(Text(rest))
@@ -476,6 +474,26 @@ def punctuation_inside_quotes(inl: Inlines) -> Inlines:
         out.append(n)
         i += 1
     return tuple(out)
+
+
+def _ends_quoted(n: Inline) -> bool:
+    # quotes at the end of a formatted run or a title keep the punctuation out, as pandoc's
+    # engine has it (“…” *and* “…”. stays)
+    if isinstance(n, Span) and n.role == "cite-item" and n.children:
+        return _ends_quoted(n.children[-1])  # our marker of a cite, no formatting
+    return isinstance(n, Styled) and n.kind == "quoted"
+
+
+def _into_quotes(n: Inline, punct: str) -> Inline:
+    assert not isinstance(n, Text)
+    last = n.children[-1]
+    if not isinstance(last, Text) and _ends_quoted(last):
+        return _rebuild(n, (*n.children[:-1], _into_quotes(last, punct)))
+    # the quotes' own text: a period after a question or an exclamation mark is dropped
+    t = stringify(n.children)
+    if (punct == "." and t[-1:] in (".", "!", "?")) or (punct == "," and t[-1:] == ","):
+        return n
+    return _rebuild(n, concat([n.children, (Text(punct),)]))
 
 
 @functools.cache
