@@ -324,3 +324,21 @@ def test_punctuation_moves_into_the_innermost_quotes(tmp_path: Path) -> None:
     got = Formatter([{"id": "c", "type": "book", "title": "Tides"}], style=s2).citations(["c"])
     assert render(got[0], "html") == (
         '<span class="refbook-cite-item" data-key="c"><em>\u201cTides\u201d</em></span>.')
+
+
+def test_cites_that_differ_only_when_first_are_told_apart_later_too(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation disambiguate-add-year-suffix="true" et-al-min="3" '
+                        'et-al-use-first="3" et-al-subsequent-min="1" '
+                        'et-al-subsequent-use-first="1"><layout delimiter="; ">'
+                        '<group delimiter=" "><names variable="author"><name form="short"/>'
+                        '</names><date variable="issued"><date-part name="year"/></date>'
+                        "</group></layout></citation>")
+
+    def by(id_: str, *fams: str) -> dict[str, Any]:
+        return {"id": id_, "type": "book", "issued": {"date-parts": [[2000]]},
+                "author": [{"family": f} for f in fams]}
+
+    items = [by("a", "Baur", "Fox", "Gill"), by("b", "Baur", "Hay", "Ives")]
+    # first cites differ, but both later cites would read "Baur et al. 2000"
+    assert format_citations(items, [["a", "b"], ["a", "b"]], style=s) == [
+        "Baur, Fox, Gill 2000a; Baur, Hay, Ives 2000b", "Baur et al. 2000a; Baur et al. 2000b"]

@@ -197,10 +197,10 @@ class Processor:
 
     # ------------------------------------------------------------------ disambiguation
 
-    def _render_basic(self, key: str) -> Out:
+    def _render_basic(self, key: str, position: str = "first") -> Out:
         assert self.style.citation is not None
         out = self.ev.layout(self.style.citation, self.items[key], self.disamb[key],
-                             bibliography=False)
+                             bibliography=False, position=position)
         return Tag("item", out, key)
 
     def _memo(self, key: object, compute: Callable[[], T]) -> T:
@@ -230,7 +230,45 @@ class Processor:
         groups: dict[str, list[_DD]] = {}
         for dd in dds:
             groups.setdefault(dd.rendered, []).append(dd)
-        return [g for r, g in sorted(groups.items()) if r and len(g) > 1]
+        found = [g for r, g in sorted(groups.items()) if r and len(g) > 1]
+        if self._subsequent_differs():
+            found = self._with_subsequent_ambiguities(found, dds)
+        return found
+
+    def _subsequent_differs(self) -> bool:
+        """Whether later cites of an item can look different (et-al-subsequent-*): those must
+        be told apart too."""
+        c = self.style.citation
+        return c is not None and any(
+            k in src for src in (c.attrs, self.style.root.attrs)
+            for k in ("et-al-subsequent-min", "et-al-subsequent-use-first"))
+
+    def _with_subsequent_ambiguities(self, found: list[list[_DD]], dds: list[_DD]
+                                     ) -> list[list[_DD]]:
+        """``found`` joined with the groups of items whose subsequent cites look the same."""
+        by_text: dict[str, list[str]] = {}
+        for dd in dds:
+            key = dd.item
+            text = self._memo(("basic-subsequent", self.items[key],
+                               _disamb_key(self.disamb[key])),
+                              lambda key=key: out_text(  # type: ignore[misc]
+                                  self._render_basic(key, "subsequent")))
+            by_text.setdefault(text, []).append(key)
+        parent = {dd.item: dd.item for dd in dds}
+
+        def root(k: str) -> str:
+            while parent[k] != k:
+                k = parent[k]
+            return k
+
+        for keys in [[d.item for d in g] for g in found] + [
+                ks for t, ks in by_text.items() if t and len(ks) > 1]:
+            for k in keys[1:]:
+                parent[root(k)] = root(keys[0])
+        merged: dict[str, list[_DD]] = {}
+        for dd in dds:
+            merged.setdefault(root(dd.item), []).append(dd)
+        return [g for g in merged.values() if len(g) > 1]
 
     def _try_add_given_names(self, group: list[_DD]) -> None:
         remaining = list(group)
