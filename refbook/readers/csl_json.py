@@ -186,6 +186,40 @@ _GIVEN_SUFFIX = re.compile(r"([^,]+?)\s*,\s*(!?)\s*([^\s,a-z][^,]*)")
 _ALIASES = {"journalAbbreviation": "container-title-short", "shortTitle": "title-short"}
 
 
+_JOINED_PARTICLE = re.compile(r"([a-z]+['\u2019-])(\w.*)")
+
+
+def _particles(family: str, given: str, ndp: str, dp: str) -> tuple[str, str, str, str]:
+    """Particles written into the name parts, read as citeproc-js reads them: lower-case words
+    that start the family name ("van Gogh", "al-One", "d'Aubignac") are its non-dropping
+    particle, lower-case words that end the given name ("Alexander von") its dropping
+    particle. A family name in double quotes is taken as it is, quotes removed."""
+    if len(family) > 1 and family[0] == family[-1] == '"':
+        return family[1:-1], given, ndp, dp
+    if not ndp and family:
+        words = family.split(" ")
+        i = 0
+        # ("de' Frinkle": a particle ending in an apostrophe and then a space stays with the
+        # family name, where the space is kept)
+        while (i < len(words) - 1 and words[i][:1].islower()
+               and words[i][-1:] not in ("'", "\u2019")):
+            i += 1
+        if i:
+            ndp, family = " ".join(words[:i]), " ".join(words[i:])
+        else:
+            m = _JOINED_PARTICLE.fullmatch(family)
+            if m is not None and m[2][:1].isupper():
+                ndp, family = m[1], m[2]
+    if not dp and given:
+        words = given.split(" ")
+        j = len(words)
+        while j > 1 and words[j - 1][:1].islower():
+            j -= 1
+        if j < len(words):
+            given, dp = " ".join(words[:j]), " ".join(words[j:])
+    return family, given, ndp, dp
+
+
 def _apostrophes(part: str) -> str:
     """A straight apostrophe in a name part (d'Alembert, Shun'ichi) is a typographic one."""
     return part.replace("'", _APOSTROPHE) if "'" in part else part
@@ -211,12 +245,17 @@ def _names(values: list[Any]) -> tuple[csl.Name, ...]:
             # citeproc-js' convention: "John, III" is a given name and a suffix, "John,! Jr."
             # one whose suffix keeps its comma (a lower-case tail, "abbé d'", is no suffix)
             given, comma, suffix = m[1], bool(m[2]), m[3]
+        family = str(v.get("family", "") or "")
+        ndp = str(v.get("non-dropping-particle", "") or "")
+        dp = str(v.get("dropping-particle", "") or "")
+        if v.get("parse-names") not in (False, "false"):
+            family, given, ndp, dp = _particles(family, given, ndp, dp)
         out.append(
             csl.Name(
-                family=_apostrophes(str(v.get("family", "") or "")),
+                family=_apostrophes(family),
                 given=_apostrophes(given),
-                non_dropping_particle=_apostrophes(str(v.get("non-dropping-particle", "") or "")),
-                dropping_particle=_apostrophes(str(v.get("dropping-particle", "") or "")),
+                non_dropping_particle=_apostrophes(ndp),
+                dropping_particle=_apostrophes(dp),
                 suffix=suffix,
                 comma_suffix=comma,
                 literal=literal,

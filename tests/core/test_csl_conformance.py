@@ -342,3 +342,25 @@ def test_cites_that_differ_only_when_first_are_told_apart_later_too(tmp_path: Pa
     # first cites differ, but both later cites would read "Baur et al. 2000"
     assert format_citations(items, [["a", "b"], ["a", "b"]], style=s) == [
         "Baur, Fox, Gill 2000a; Baur, Hay, Ives 2000b", "Baur et al. 2000a; Baur et al. 2000b"]
+
+
+def test_particles_written_into_csl_json_name_parts() -> None:
+    from refbook.csl import Name
+    from refbook.readers.csl_json import item_from_json
+
+    def names(*people: dict[str, Any]) -> tuple[Name, ...]:
+        return item_from_json({"id": "a", "type": "book", "author": list(people)}).name_list(
+            "author")
+
+    assert names({"family": "van Gogh", "given": "Vincent"},
+                 {"family": "Humboldt", "given": "Alexander von"},
+                 {"family": "al-One", "given": "Al"},
+                 {"family": "d'Aubignac", "given": "F."}) == (
+        Name(family="Gogh", given="Vincent", non_dropping_particle="van"),
+        Name(family="Humboldt", given="Alexander", dropping_particle="von"),
+        Name(family="One", given="Al", non_dropping_particle="al-"),
+        Name(family="Aubignac", given="F.", non_dropping_particle="d\u2019"))
+    # quoted: taken as written; told not to parse: neither
+    assert names({"family": '"van Dyke"', "given": "Dick"},
+                 {"family": "van Dyke", "given": "Dick", "parse-names": False}) == (
+        Name(family="van Dyke", given="Dick"), Name(family="van Dyke", given="Dick"))
