@@ -189,6 +189,11 @@ _ALIASES = {"journalAbbreviation": "container-title-short", "shortTitle": "title
 _JOINED_PARTICLE = re.compile(r"([a-z]+['\u2019-])(\w.*)")
 
 
+def _lower_word(w: str) -> bool:
+    """A word of a particle: it starts in lower case, after any apostrophe ('t, ’s)."""
+    return w.lstrip("'\u2019")[:1].islower()
+
+
 def _particles(family: str, given: str, ndp: str, dp: str) -> tuple[str, str, str, str]:
     """Particles written into the name parts, read as citeproc-js reads them: lower-case words
     that start the family name ("van Gogh", "al-One", "d'Aubignac") are its non-dropping
@@ -201,7 +206,7 @@ def _particles(family: str, given: str, ndp: str, dp: str) -> tuple[str, str, st
         i = 0
         # ("de' Frinkle": a particle ending in an apostrophe and then a space stays with the
         # family name, where the space is kept)
-        while (i < len(words) - 1 and words[i][:1].islower()
+        while (i < len(words) - 1 and _lower_word(words[i])
                and words[i][-1:] not in ("'", "\u2019")):
             i += 1
         if i:
@@ -213,7 +218,7 @@ def _particles(family: str, given: str, ndp: str, dp: str) -> tuple[str, str, st
     if not dp and given:
         words = given.split(" ")
         j = len(words)
-        while j > 1 and words[j - 1][:1].islower():
+        while j > 1 and _lower_word(words[j - 1]):
             j -= 1
         if j < len(words):
             given, dp = " ".join(words[:j]), " ".join(words[j:])
@@ -459,7 +464,7 @@ def smart_quotes(inl: ir.Inlines) -> ir.Inlines:
     for i, p in enumerate(pieces):
         if not isinstance(p, str):
             kids = smart_quotes(p.children) if not (
-                isinstance(p, ir.Styled) and p.kind in ("nocase", "code")) else p.children
+                isinstance(p, ir.Styled) and p.kind == "code") else p.children
             target().append(_rebuild_inline(p, kids))
             chars.append("a")
             continue

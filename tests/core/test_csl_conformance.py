@@ -364,3 +364,22 @@ def test_particles_written_into_csl_json_name_parts() -> None:
     assert names({"family": '"van Dyke"', "given": "Dick"},
                  {"family": "van Dyke", "given": "Dick", "parse-names": False}) == (
         Name(family="van Dyke", given="Dick"), Name(family="van Dyke", given="Dick"))
+
+
+def test_quotes_in_a_style_value_and_apostrophes_in_nocase(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout><text value="Speak, \'friend\', and enter."/>'
+                        "</layout></citation>")
+    assert format_citations([book("a", "A", 1)], ["a"], style=s) == [
+        "Speak, \u201cfriend,\u201d and enter."]
+    assert markup_to_inlines('<span class="nocase">l\'a</span>') == (
+        Styled("nocase", (Text("l\u2019a"),)),)
+
+
+def test_a_particle_starting_with_an_apostrophe() -> None:
+    from refbook.csl import Name
+    from refbook.readers.csl_json import item_from_json
+
+    item = item_from_json({"id": "a", "type": "book",
+                           "author": [{"family": "in 't Veld", "given": "Jan"}]})
+    assert item.name_list("author") == (
+        Name(family="Veld", given="Jan", non_dropping_particle="in \u2019t"),)

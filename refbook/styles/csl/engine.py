@@ -536,7 +536,13 @@ class Evaluator:
                     out = grouped([out, lit(" ") if a.get("form", "long") == "long" else None, suff])
             return Tag("term", out, a["term"]) if out is not None else None
         if "value" in a:
-            return lit(a["value"])
+            v = a["value"]
+            if "'" in v or '"' in v:
+                # quotes and apostrophes in a style's own text, as in field values
+                from refbook.readers.csl_json import smart_quotes
+
+                return Lit(smart_quotes((Text(v),)))
+            return lit(v)
         return None
 
     def text_variable(self, var: str, form: str) -> Out:
