@@ -383,3 +383,15 @@ def test_a_particle_starting_with_an_apostrophe() -> None:
                            "author": [{"family": "in 't Veld", "given": "Jan"}]})
     assert item.name_list("author") == (
         Name(family="Veld", given="Jan", non_dropping_particle="in \u2019t"),)
+
+
+def test_no_delimiter_after_an_institution_before_the_last_name(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout><names variable="author"><name and="symbol" '
+                        'name-as-sort-order="all" delimiter-precedes-last="after-inverted-name"/>'
+                        "</names></layout></citation>")
+    items = [{"id": "a", "type": "book", "author": [{"literal": "Acme Board"},
+                                                    {"literal": "Zed Board"}]},
+             {"id": "b", "type": "book", "author": [{"family": "Doe", "given": "J."},
+                                                    {"family": "Roe", "given": "R."}]}]
+    assert format_citations(items, ["a", "b"], style=s) == [
+        "Acme Board & Zed Board", "Doe, J., & Roe, R."]

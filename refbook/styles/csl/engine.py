@@ -996,7 +996,11 @@ class Evaluator:
         elif dpl == "contextual":
             before_last = delim if numnames > 2 else ""
         elif dpl == "after-inverted-name":
-            before_last = delim if as_sort == "all" or (as_sort == "first" and numnames < 3) else ""
+            # an institution (a literal name) is never inverted
+            penult = names[numnames - 2] if 2 <= numnames <= len(names) else None
+            inverted = penult is None or (bool(penult.family) and not penult.literal)
+            before_last = delim if inverted and (
+                as_sort == "all" or (as_sort == "first" and numnames < 3)) else ""
         elif dpl == "always":
             before_last = delim
         else:
