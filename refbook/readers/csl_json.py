@@ -288,7 +288,12 @@ def _part(parts: Any) -> csl.DatePart | None:
     nums = [_int(p) for p in parts[:3]]
     while len(nums) < 3:
         nums.append(0)
-    return csl.DatePart(nums[0], nums[1], nums[2])
+    month = nums[1]
+    if 17 <= month <= 24:  # 13-16 are the seasons; citeproc-js reads 17-24 as them again
+        month = 13 + (month - 13) % 4
+    elif not 0 <= month <= 16:  # no month at all (and then no day)
+        month, nums[2] = 0, 0
+    return csl.DatePart(nums[0], month, nums[2])
 
 
 _RAW_DATE = re.compile(r"^\s*(-?\d{1,4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?\s*$")
@@ -463,6 +468,7 @@ def smart_quotes(inl: ir.Inlines) -> ir.Inlines:
             pieces.append(n)
     for i, p in enumerate(pieces):
         if not isinstance(p, str):
+            assert isinstance(p, ir.Styled | ir.Link | ir.Span)
             kids = smart_quotes(p.children) if not (
                 isinstance(p, ir.Styled) and p.kind == "code") else p.children
             target().append(_rebuild_inline(p, kids))

@@ -395,3 +395,19 @@ def test_no_delimiter_after_an_institution_before_the_last_name(tmp_path: Path) 
                                                     {"family": "Roe", "given": "R."}]}]
     assert format_citations(items, ["a", "b"], style=s) == [
         "Acme Board & Zed Board", "Doe, J., & Roe, R."]
+
+
+def test_months_past_the_seasons() -> None:
+    from refbook.csl import DatePart
+    from refbook.readers.csl_json import item_from_json
+
+    def issued(*parts: int) -> DatePart | None:
+        d = item_from_json({"id": "a", "type": "book",
+                            "issued": {"date-parts": [list(parts)]}}).date("issued")
+        return d.start if d is not None else None
+
+    assert issued(1965, 13, 1) == DatePart(1965, 13, 1)  # spring
+    assert issued(1965, 17, 1) == DatePart(1965, 13, 1)  # spring again
+    assert issued(1965, 24, 0) == DatePart(1965, 16, 0)  # winter
+    assert issued(1965, 60, 1) == DatePart(1965, 0, 0)
+    assert issued(1965, -1, 1) == DatePart(1965, 0, 0)

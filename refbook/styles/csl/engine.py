@@ -1035,9 +1035,9 @@ class Evaluator:
         else:
             # a style may define the term as empty: then nothing stands for the others
             et_al = self.locale.term("et-al")
-            etal = Fmt(Formatting(prefix=before_etal), [lit(et_al)]) if et_al != "" else None
             if et_al is None:
-                etal = Fmt(Formatting(prefix=before_etal), [lit("et al.")])
+                et_al = "et al."
+            etal = Fmt(Formatting(prefix=before_etal), [lit(et_al)]) if et_al else None
         outs: list[Out] = []
         for idx, nm in enumerate(rendered, start=1):
             if threshold == 0:

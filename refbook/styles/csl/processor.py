@@ -572,10 +572,12 @@ class Processor:
         def suffix(c: CiteItem) -> int:
             return self.disamb[c.id].year_suffix if c.id in self.disamb else 0
 
-        # cites the keys do not tell apart keep their year suffixes' order (2005a, 2005b)
-        return sorted(cites, key=cmp_to_key(
-            lambda a, b: _cmp_keys(keys.get(a.id), keys.get(b.id), desc)
-            or (suffix(a) - suffix(b) if suffix(a) and suffix(b) else 0)))
+        def cmp(a: CiteItem, b: CiteItem) -> int:
+            # cites the keys do not tell apart keep their year suffixes' order (2005a, 2005b)
+            return _cmp_keys(keys.get(a.id), keys.get(b.id), desc) or (
+                suffix(a) - suffix(b) if suffix(a) and suffix(b) else 0)
+
+        return sorted(cites, key=cmp_to_key(cmp))
 
     def _numbered(self, key: str, numbers: dict[str, int] | None) -> Item:
         if numbers is not None and key in numbers:
