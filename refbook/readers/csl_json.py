@@ -466,6 +466,7 @@ def smart_quotes(inl: ir.Inlines) -> ir.Inlines:
             pieces.extend(n.text)
         else:
             pieces.append(n)
+    last_closer = _last_closer(pieces)
     for i, p in enumerate(pieces):
         if not isinstance(p, str):
             assert isinstance(p, ir.Styled | ir.Link | ir.Span)
@@ -487,7 +488,7 @@ def smart_quotes(inl: ir.Inlines) -> ir.Inlines:
                 chars.append(p)
                 continue
             if p in ("'", "’") and (before.isalnum() or nxt_c.isspace()
-                                          or not _closing_ahead(pieces, i)):
+                                          or last_closer <= i):
                 target().append(_APOSTROPHE)
                 chars.append(_APOSTROPHE)
                 continue
@@ -500,38 +501,44 @@ def smart_quotes(inl: ir.Inlines) -> ir.Inlines:
                 p = _APOSTROPHE
         target().append(p)
         chars.append(p)
-    while stack:  # never closed: the mark is text again
-        done = stack.pop()
-        target().append(done.char)
-        target().extend(done.children)
+    # marks that never closed are text again; each holds what followed it up to the next
+    # one, so the levels are laid out in order (once each: popping them one into another
+    # would copy the deepest level again at every level)
+    for level in stack:
+        root.append(level.char)
+        root.extend(level.children)
     return _texts(root)
 
 
-def _closing_ahead(pieces: list[object], i: int) -> bool:
-    """Whether a single quote mark later at this level could close one opened at ``i``."""
-    for j in range(i + 1, len(pieces)):
-        p = pieces[j]
+def _last_closer(pieces: list[object]) -> int:
+    """The position of the last single quote mark at this level that could close quoted text
+    (-1: none), found in one pass: a mark at ``i`` opens only if one comes after it."""
+    found = -1
+    for j, p in enumerate(pieces):
         if p in ("'", "’"):
-            before = pieces[j - 1]
+            before = pieces[j - 1] if j > 0 else " "
             after = pieces[j + 1] if j + 1 < len(pieces) else " "
             b = before if isinstance(before, str) else "a"
             a = after if isinstance(after, str) else " "
             if not b.isspace() and not (b.isalnum() and a.isalnum()):
-                return True
-    return False
+                found = j
+    return found
 
 
 def _texts(parts: list[object]) -> ir.Inlines:
     out: list[ir.Inline] = []
+    run: list[str] = []  # characters joined once (adding them one by one is quadratic)
     for p in parts:
         if isinstance(p, str):
-            if out and isinstance(out[-1], ir.Text):
-                out[-1] = ir.Text(out[-1].text + p)
-            else:
-                out.append(ir.Text(p))
-        else:
-            assert isinstance(p, ir.Text | ir.Styled | ir.Link | ir.Span)
-            out.append(p)
+            run.append(p)
+            continue
+        if run:
+            out.append(ir.Text("".join(run)))
+            run = []
+        assert isinstance(p, ir.Text | ir.Styled | ir.Link | ir.Span)
+        out.append(p)
+    if run:
+        out.append(ir.Text("".join(run)))
     return tuple(out)
 
 

@@ -411,3 +411,13 @@ def test_months_past_the_seasons() -> None:
     assert issued(1965, 24, 0) == DatePart(1965, 16, 0)  # winter
     assert issued(1965, 60, 1) == DatePart(1965, 0, 0)
     assert issued(1965, -1, 1) == DatePart(1965, 0, 0)
+
+
+def test_quotes_in_field_values_are_read_in_linear_time() -> None:
+    from tests.growth import LIMIT, doubling_ratio
+
+    # every quote mark might open quoted text: whether one closes it is known in one pass
+    for piece in (" 'a b", 'x "y', "l'a "):
+        ratio = doubling_ratio(lambda n, _attempt, p=piece: p * n,  # type: ignore[misc]
+                               markup_to_inlines, 500)
+        assert ratio <= LIMIT, (piece, ratio)
