@@ -25,6 +25,8 @@ class Name:
     suffix: str = ""
     literal: str = ""
     others: bool = False
+    #: the suffix follows a comma even in display order ("Doe, Jr."; CSL-JSON ``comma-suffix``)
+    comma_suffix: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -148,6 +148,11 @@ def item_from_json(raw: Mapping[str, Any]) -> csl.Item:
     for key, value in raw.items():
         if key in ("id", "type") or value is None:
             continue
+        # Zotero's names of two short forms (citeproc-js reads them as the CSL variables)
+        if key in _ALIASES:
+            if _ALIASES[key] in raw:
+                continue
+            key = _ALIASES[key]
         if key == "language":
             language = str(value)
         if key in _DATE_VARIABLES or (isinstance(value, dict) and _looks_like_date(value)):
@@ -175,6 +180,56 @@ def item_from_json(raw: Mapping[str, Any]) -> csl.Item:
     )
 
 
+_GIVEN_SUFFIX = re.compile(r"([^,]+?)\s*,\s*(!?)\s*([^\s,a-z][^,]*)")
+
+
+_ALIASES = {"journalAbbreviation": "container-title-short", "shortTitle": "title-short"}
+
+
+_JOINED_PARTICLE = re.compile(r"([a-z]+['\u2019-])(\w.*)")
+
+
+def _lower_word(w: str) -> bool:
+    """A word of a particle: it starts in lower case, after any apostrophe ('t, ’s)."""
+    return w.lstrip("'\u2019")[:1].islower()
+
+
+def _particles(family: str, given: str, ndp: str, dp: str) -> tuple[str, str, str, str]:
+    """Particles written into the name parts, read as citeproc-js reads them: lower-case words
+    that start the family name ("van Gogh", "al-One", "d'Aubignac") are its non-dropping
+    particle, lower-case words that end the given name ("Alexander von") its dropping
+    particle. A family name in double quotes is taken as it is, quotes removed."""
+    if len(family) > 1 and family[0] == family[-1] == '"':
+        return family[1:-1], given, ndp, dp
+    if not ndp and family:
+        words = family.split(" ")
+        i = 0
+        # ("de' Frinkle": a particle ending in an apostrophe and then a space stays with the
+        # family name, where the space is kept)
+        while (i < len(words) - 1 and _lower_word(words[i])
+               and words[i][-1:] not in ("'", "\u2019")):
+            i += 1
+        if i:
+            ndp, family = " ".join(words[:i]), " ".join(words[i:])
+        else:
+            m = _JOINED_PARTICLE.fullmatch(family)
+            if m is not None and m[2][:1].isupper():
+                ndp, family = m[1], m[2]
+    if not dp and given:
+        words = given.split(" ")
+        j = len(words)
+        while j > 1 and _lower_word(words[j - 1]):
+            j -= 1
+        if j < len(words):
+            given, dp = " ".join(words[:j]), " ".join(words[j:])
+    return family, given, ndp, dp
+
+
+def _apostrophes(part: str) -> str:
+    """A straight apostrophe in a name part (d'Alembert, Shun'ichi) is a typographic one."""
+    return part.replace("'", _APOSTROPHE) if "'" in part else part
+
+
 def _looks_like_date(value: Mapping[str, Any]) -> bool:
     return any(k in value for k in ("date-parts", "raw", "literal", "season", "circa"))
 
@@ -187,13 +242,27 @@ def _names(values: list[Any]) -> tuple[csl.Name, ...]:
         if i == last and i > 0 and literal == "others":
             out.append(csl.Name(others=True))
             continue
+        given = str(v.get("given", "") or "")
+        suffix = str(v.get("suffix", "") or "")
+        comma = bool(v.get("comma-suffix"))
+        m = _GIVEN_SUFFIX.fullmatch(given) if not suffix and "," in given else None
+        if m is not None:
+            # citeproc-js' convention: "John, III" is a given name and a suffix, "John,! Jr."
+            # one whose suffix keeps its comma (a lower-case tail, "abbé d'", is no suffix)
+            given, comma, suffix = m[1], bool(m[2]), m[3]
+        family = str(v.get("family", "") or "")
+        ndp = str(v.get("non-dropping-particle", "") or "")
+        dp = str(v.get("dropping-particle", "") or "")
+        if v.get("parse-names") not in (False, "false"):
+            family, given, ndp, dp = _particles(family, given, ndp, dp)
         out.append(
             csl.Name(
-                family=str(v.get("family", "") or ""),
-                given=str(v.get("given", "") or ""),
-                non_dropping_particle=str(v.get("non-dropping-particle", "") or ""),
-                dropping_particle=str(v.get("dropping-particle", "") or ""),
-                suffix=str(v.get("suffix", "") or ""),
+                family=_apostrophes(family),
+                given=_apostrophes(given),
+                non_dropping_particle=_apostrophes(ndp),
+                dropping_particle=_apostrophes(dp),
+                suffix=suffix,
+                comma_suffix=comma,
                 literal=literal,
             )
         )
@@ -219,7 +288,12 @@ def _part(parts: Any) -> csl.DatePart | None:
     nums = [_int(p) for p in parts[:3]]
     while len(nums) < 3:
         nums.append(0)
-    return csl.DatePart(nums[0], nums[1], nums[2])
+    month = nums[1]
+    if 17 <= month <= 24:  # 13-16 are the seasons; citeproc-js reads 17-24 as them again
+        month = 13 + (month - 13) % 4
+    elif not 0 <= month <= 16:  # no month at all (and then no day)
+        month, nums[2] = 0, 0
+    return csl.DatePart(nums[0], month, nums[2])
 
 
 _RAW_DATE = re.compile(r"^\s*(-?\d{1,4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?\s*$")
@@ -262,7 +336,15 @@ def _date(value: Any) -> csl.Date | None:
 
 
 def markup_to_inlines(value: str) -> ir.Inlines:
-    """citeproc-js' HTML-like markup → inline tree; unknown tags are kept as text."""
+    """citeproc-js' HTML-like markup → inline tree; unknown tags are kept as text. Straight
+    quotes become quoted text and apostrophes typographic ones (:func:`smart_quotes`)."""
+    inl = _markup(value)
+    if any(q in value for q in _QUOTE_CHARS):
+        inl = smart_quotes(inl)
+    return inl
+
+
+def _markup(value: str) -> ir.Inlines:
     if "<" not in value:
         out: list[ir.Inline] = []
         _add_text(out, value)
@@ -332,3 +414,139 @@ def _add_text(out: list[ir.Inline], text: str) -> None:
         out[-1] = ir.Text(out[-1].text + text)
     else:
         out.append(ir.Text(text))
+
+
+# ---------------------------------------------------------------- quotes in field values
+
+_QUOTE_CHARS = "\"'“”‘’"
+_APOSTROPHE = "’"
+
+
+class _Open:
+    """A quote mark that opened quoted text (and may turn out to have no closing mark)."""
+
+    __slots__ = ("char", "children", "parent")
+
+    def __init__(self, char: str, parent: list[object]) -> None:
+        self.char = char
+        self.parent = parent
+        self.children: list[object] = []
+
+
+def _closes(char: str, opener: str) -> bool:
+    if char == '"':
+        return opener in ('"', "“")
+    if char == "”":
+        return opener in ('"', "“")
+    if char in ("'", "’"):
+        return opener in ("'", "‘")
+    return False
+
+
+def smart_quotes(inl: ir.Inlines) -> ir.Inlines:
+    """Quoted text in a field value as citeproc reads it: a pair of straight (or curly) quotes
+    around words becomes a ``quoted`` node, so the style's locale writes its own marks and
+    nested quotes alternate (“…‘…’…”); an apostrophe (in a word, or a mark that closes nothing)
+    becomes ’. A mark that opens and never closes stays as it was written."""
+    # one level of the tree at a time: quotes pair up among siblings, formatted children are
+    # treated as words
+    root: list[object] = []
+    stack: list[_Open] = []
+    chars: list[str] = []  # the text seen so far at this level, to look one character back
+
+    def target() -> list[object]:
+        return stack[-1].children if stack else root
+
+    def prev_char() -> str:
+        return chars[-1] if chars else " "
+
+    pieces: list[object] = []
+    for n in inl:
+        if isinstance(n, ir.Text):
+            pieces.extend(n.text)
+        else:
+            pieces.append(n)
+    last_closer = _last_closer(pieces)
+    for i, p in enumerate(pieces):
+        if not isinstance(p, str):
+            assert isinstance(p, ir.Styled | ir.Link | ir.Span)
+            kids = smart_quotes(p.children) if not (
+                isinstance(p, ir.Styled) and p.kind == "code") else p.children
+            target().append(_rebuild_inline(p, kids))
+            chars.append("a")
+            continue
+        nxt = pieces[i + 1] if i + 1 < len(pieces) else " "
+        nxt_c = nxt if isinstance(nxt, str) else "a"
+        before = prev_char()
+        if p in _QUOTE_CHARS:
+            word_before = before.isalnum() or before in ".,!?;:)]" or before in _QUOTE_CHARS
+            if stack and (p in ('"', "”") or (p in ("'", "’")
+                          and not (before.isalnum() and nxt_c.isalnum()))) \
+                    and _closes(p, stack[-1].char) and not before.isspace():
+                done = stack.pop()
+                target().append(ir.Styled("quoted", _texts(done.children)))
+                chars.append(p)
+                continue
+            if p in ("'", "’") and (before.isalnum() or nxt_c.isspace()
+                                          or last_closer <= i):
+                target().append(_APOSTROPHE)
+                chars.append(_APOSTROPHE)
+                continue
+            if p in ('"', "“", "'", "‘") and not nxt_c.isspace() and (
+                    not word_before or p in ("“", "‘")):
+                stack.append(_Open(p, target()))
+                chars.append(p)
+                continue
+            if p == "'":  # a mark that neither opens nor closes: an apostrophe
+                p = _APOSTROPHE
+        target().append(p)
+        chars.append(p)
+    # marks that never closed are text again; each holds what followed it up to the next
+    # one, so the levels are laid out in order (once each: popping them one into another
+    # would copy the deepest level again at every level)
+    for level in stack:
+        root.append(level.char)
+        root.extend(level.children)
+    return _texts(root)
+
+
+def _last_closer(pieces: list[object]) -> int:
+    """The position of the last single quote mark at this level that could close quoted text
+    (-1: none), found in one pass: a mark at ``i`` opens only if one comes after it."""
+    found = -1
+    for j, p in enumerate(pieces):
+        if p in ("'", "’"):
+            before = pieces[j - 1] if j > 0 else " "
+            after = pieces[j + 1] if j + 1 < len(pieces) else " "
+            b = before if isinstance(before, str) else "a"
+            a = after if isinstance(after, str) else " "
+            if not b.isspace() and not (b.isalnum() and a.isalnum()):
+                found = j
+    return found
+
+
+def _texts(parts: list[object]) -> ir.Inlines:
+    out: list[ir.Inline] = []
+    run: list[str] = []  # characters joined once (adding them one by one is quadratic)
+    for p in parts:
+        if isinstance(p, str):
+            run.append(p)
+            continue
+        if run:
+            out.append(ir.Text("".join(run)))
+            run = []
+        assert isinstance(p, ir.Text | ir.Styled | ir.Link | ir.Span)
+        out.append(p)
+    if run:
+        out.append(ir.Text("".join(run)))
+    return tuple(out)
+
+
+def _rebuild_inline(n: ir.Inline, children: ir.Inlines) -> ir.Inline:
+    if isinstance(n, ir.Styled):
+        return ir.Styled(n.kind, children)
+    if isinstance(n, ir.Link):
+        return ir.Link(n.url, children)
+    if isinstance(n, ir.Span):
+        return ir.Span(n.role, children, n.key)
+    return n

@@ -30,12 +30,9 @@ NOT_RUN = {
     "test_files/test_pandoc_registry.py": "mkdocs-bibtex's pandoc registry",
     "test_files/test_utils.py": "mkdocs-bibtex's URL/Zotero download helpers",
 }
-_COLLAPSE = ("the CSL file's collapse=\"year-suffix\" ('2019a, b'): refbook's engine runs the "
-             "csl_file but does not collapse year suffixes yet (issue 13, CSL conformance)")
 FAILS = {
     "test_plugin.py::test_bibtex_loading_bib_url": "downloads the .bib file: refbook reads no "
                                                     "network at build time (a clear error)",
-    "test_integration.py::test_citation_features": _COLLAPSE,
 }
 
 CONFTEST = """\
@@ -66,4 +63,4 @@ def test_mkdocs_bibtex_suite_passes_against_refbook(tmp_path: Path) -> None:
     failing = {t for t, o in outcomes.items() if o != "PASSED"}
     assert failing == set(FAILS), done.stdout[-6000:]
     passed = sorted(t for t, o in outcomes.items() if o == "PASSED")
-    assert len(passed) == 13, passed
+    assert len(passed) == 14, passed

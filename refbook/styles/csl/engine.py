@@ -42,6 +42,8 @@ DATE_VARS = frozenset(
     ["accessed", "available-date", "event-date", "issued", "original-date", "submitted"]
 )
 
+_KEY_NAME_ATTRS = {"names-min": "et-al-min", "names-use-first": "et-al-use-first",
+                   "names-use-last": "et-al-use-last"}
 _NAME_ATTRS = (
     "and", "delimiter-precedes-et-al", "delimiter-precedes-last", "et-al-min",
     "et-al-use-first", "et-al-use-last", "et-al-subsequent-min", "et-al-subsequent-use-first",
@@ -140,6 +142,25 @@ def year_suffix_text(n: int) -> str:
     return chr(ord("a") - 1 + m // 26) + chr(ord("a") + m % 26)
 
 
+def citation_label(item: Item) -> str:
+    """A label made of the first names and the year, as citeproc-js makes it by default (the
+    trigraph ``Aaaa00:AaAa00:AaAA00:AAAA00``): Doe00, DoRo00, DoRP00, DRPM00."""
+    names: tuple[Name, ...] = ()
+    for var in ("author", "editor", "translator", "composer", "director"):
+        names = tuple(n for n in item.name_list(var) if not n.others)
+        if names:
+            break
+    # particles written into the family name ("van Dyke") do not count
+    fams = ["".join(w for w in (n.family or n.literal).split() if not w[:1].islower())
+            or (n.family or n.literal) for n in names]
+    d = item.date("issued")
+    year = f"{d.start.year % 100:02d}" if d is not None and d.start and d.start.year else ""
+    if not fams:
+        return ""
+    widths = {1: (4,), 2: (2, 2), 3: (2, 1, 1)}.get(len(fams), (1, 1, 1, 1))
+    return "".join(f[:w] for f, w in zip(fams, widths, strict=False)) + year
+
+
 def roman(n: int) -> str:
     if n <= 0 or n >= 4000:
         return str(n)
@@ -232,13 +253,16 @@ class Evaluator:
         self.in_bibliography = self.in_sort_key = self.in_substitute = False
         self.subst_names: Node | None = None
         self.position = "first"
+        self.near_note = False
+        self.key_name_opts: dict[str, str] = {}
         self.locator = self.label = ""
         self.name_opts: dict[str, str] = {}
         self.all_names = False
 
     def _begin(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
                sort_key: bool = False, locator: str = "", label: str = "",
-               position: str = "first", all_names: bool = False) -> None:
+               position: str = "first", all_names: bool = False,
+               near_note: bool = False) -> None:
         """Reset the per-item state before evaluating a layout or a sort key."""
         self.item = item
         self.disamb = disamb
@@ -250,6 +274,8 @@ class Evaluator:
         self.in_substitute = False
         self.subst_names = None
         self.position = position
+        self.near_note = near_note
+        self.key_name_opts = {}
         self.locator = locator
         self.label = label
         self.name_opts = self._inherited_name_opts(area)
@@ -259,9 +285,9 @@ class Evaluator:
 
     def layout(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
                locator: str = "", label: str = "", position: str = "first",
-               all_names: bool = False) -> Out:
+               all_names: bool = False, near_note: bool = False) -> Out:
         self._begin(area, item, disamb, bibliography=bibliography, locator=locator, label=label,
-                    position=position, all_names=all_names)
+                    position=position, all_names=all_names, near_note=near_note)
         layout = next(c for c in area.children if c.tag == "layout")
         xs = self.elements(layout.children)
         if bibliography and not self.used_ident:
@@ -285,6 +311,10 @@ class Evaluator:
         for k in _NAME_ATTRS:
             if k in key.attrs:
                 self.name_opts[k] = key.attrs[k]
+        # names-min/-use-first/-use-last on a key win over the et-al settings of the names
+        # its macro shows
+        self.key_name_opts = {_KEY_NAME_ATTRS[k]: v for k, v in key.attrs.items()
+                              if k in _KEY_NAME_ATTRS}
         if "macro" in key.attrs:
             out = grouped(self.elements(self.style.macros[key.attrs["macro"]].children))
             # an empty macro sorts first (citeproc: Just []), only a missing variable sorts last
@@ -300,6 +330,8 @@ class Evaluator:
             d = item.date(var)
             return [_date_sort_text(d)] if d is not None else None
         v = stringify(item.var(var))
+        if var == "citation-label" and not v:
+            v = citation_label(item)
         if not v:
             return None
         # isdecimal, not isdigit: int() rejects "²"
@@ -483,8 +515,14 @@ class Evaluator:
             return self.position == "first"
         if v == "subsequent":
             return self.position != "first"
-        # a cite holds several positions at once ("subsequent ibid near-note")
-        return v in self.position.split()
+        # a cite may hold several positions at once ("subsequent ibid near-note", from
+        # refbook.notes); ibid-with-locator is an ibid too
+        held = self.position.split()
+        if v == "ibid":
+            return any(p.startswith("ibid") for p in held)
+        if v == "near-note":
+            return self.near_note or v in held
+        return v in held
 
     # ------------------------------------------------------------------ text
 
@@ -501,7 +539,13 @@ class Evaluator:
                     out = grouped([out, lit(" ") if a.get("form", "long") == "long" else None, suff])
             return Tag("term", out, a["term"]) if out is not None else None
         if "value" in a:
-            return lit(a["value"])
+            v = a["value"]
+            if "'" in v or '"' in v:
+                # quotes and apostrophes in a style's own text, as in field values
+                from refbook.readers.csl_json import smart_quotes
+
+                return Lit(smart_quotes((Text(v),)))
+            return lit(v)
         return None
 
     def text_variable(self, var: str, form: str) -> Out:
@@ -519,6 +563,14 @@ class Evaluator:
             if not self.label or self.label == "page":
                 return Tag("locator", self.page_range(loc))
             return Tag("locator", lit(self._format_range(loc, EN_DASH, None)))
+        if var == "citation-label":
+            own = self.ask_text(var)
+            label = stringify(own) if own else citation_label(self.item)
+            self._count(1, 1 if label else 0)
+            if not label:
+                return None
+            # a label tells works apart by its year suffix too (Doe00a, Doe00b)
+            return grouped([Tag("citation-label", lit(label), label), self.year_suffix()])
         if var == "year-suffix":
             if self.disamb.year_suffix:
                 n = self.disamb.year_suffix
@@ -602,7 +654,8 @@ class Evaluator:
                 return wp + x + delim + y
             if x[-2:-1] == "0" and y[-2:-1] == "0":
                 return minimal(1)
-            if fmt == "chicago-15" and len(x) == 4 and sum(a != b for a, b in zip(x, y, strict=False)) >= 3:
+            # "chicago" is CSL 1.0.2's name of chicago-15 (as citeproc has it)
+            if fmt in ("chicago", "chicago-15") and len(x) == 4 and sum(a != b for a, b in zip(x, y, strict=False)) >= 3:
                 return wp + x + delim + y
             return minimal(2)
         if fmt == "expanded":
@@ -864,6 +917,8 @@ class Evaluator:
                 opts["delimiter"] = name_node.attrs["delimiter"]
             name_f = _formatting_of({k: v for k, v in name_node.attrs.items() if k != "delimiter"})
             opts["_parts"] = ""  # marker
+        if self.key_name_opts:
+            opts.update(self.key_name_opts)
         name_parts = {c.attrs.get("name", ""): formatting_of(c.attrs)
                       for c in (name_node.children if name_node is not None else []) if c.tag == "name-part"}
         contribs: list[tuple[str, tuple[Name, ...] | None]] = []
@@ -944,7 +999,11 @@ class Evaluator:
         elif dpl == "contextual":
             before_last = delim if numnames > 2 else ""
         elif dpl == "after-inverted-name":
-            before_last = delim if as_sort == "all" or (as_sort == "first" and numnames < 3) else ""
+            # an institution (a literal name) is never inverted
+            penult = names[numnames - 2] if 2 <= numnames <= len(names) else None
+            inverted = penult is None or (bool(penult.family) and not penult.literal)
+            before_last = delim if inverted and (
+                as_sort == "all" or (as_sort == "first" and numnames < 3)) else ""
         elif dpl == "always":
             before_last = delim
         else:
@@ -977,7 +1036,11 @@ class Evaluator:
         elif use_last and not final_is_others:
             etal = Fmt(Formatting(prefix=before_etal), [lit("\u2026 ")])
         else:
-            etal = Fmt(Formatting(prefix=before_etal), [lit(self.locale.term("et-al") or "et al.")])
+            # a style may define the term as empty: then nothing stands for the others
+            et_al = self.locale.term("et-al")
+            if et_al is None:
+                et_al = "et al."
+            etal = Fmt(Formatting(prefix=before_etal), [lit(et_al)]) if et_al else None
         outs: list[Out] = []
         for idx, nm in enumerate(rendered, start=1):
             if threshold == 0:
@@ -1080,7 +1143,9 @@ class Evaluator:
             return _sep(_sep(fam_aff([_space(ndp, family)]), giv_aff([_space(given, dp)]), sep), suffix, sep)
         if demote == "display-and-sort" and (self.in_sort_key or name_as_sort):
             return _sep(_sep(fam_aff([family]), giv_aff([_space(_space(given, dp), ndp)]), sep), suffix, sep)
-        return _space(giv_aff([given]), fam_aff([_space(_space(_space(dp, ndp), family), suffix)]))
+        fam_part = _space(_space(dp, ndp), family)
+        fam_part = _sep(fam_part, suffix, ", ") if name.comma_suffix else _space(fam_part, suffix)
+        return _space(giv_aff([given]), fam_aff([fam_part]))
 
 
 def _space(x: Out, y: Out) -> Out:
@@ -1151,8 +1216,16 @@ def _sort_date(dps: list[Node], d: DatePart) -> str:
 def _date_sort_text(d: Date) -> str:
     if d.literal or d.start is None:
         return d.literal.lower()
-    s = d.start
-    return f"P{s.year:09d}{s.month:02d}{s.day:02d}"
+    key = _date_part_key(d.start)
+    if d.end is not None:  # a range sorts after a single date of its start, by its end
+        key += "-" + _date_part_key(d.end)
+    return key
+
+
+def _date_part_key(p: DatePart) -> str:
+    # years before 1 (BC) sort before the others, the older first
+    era = f"P{p.year:09d}" if p.year >= 0 else f"N{10**9 + p.year:09d}"
+    return f"{era}{p.month:02d}{p.day:02d}"
 
 
 def _normalize_sort_key(text: str) -> list[str]:

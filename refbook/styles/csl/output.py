@@ -8,6 +8,7 @@ citeproc processors apply when pieces meet (no ``..``, no ``?.``, periods moved 
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -219,6 +220,20 @@ def drop_end(inl: Inlines, pred: str | Callable[[str], bool]) -> Inlines:
         return tuple(reversed(res))
 
     return walk(inl)
+
+
+def map_first_text(inl: Inlines, f: Callable[[str], str]) -> Inlines:
+    """``inl`` with ``f`` applied to its first non-empty text."""
+    out = list(inl)
+    for i, n in enumerate(out):
+        if isinstance(n, Text):
+            if n.text:
+                out[i] = Text(f(n.text))
+                return tuple(out)
+        elif n.children:
+            out[i] = _rebuild(n, map_first_text(n.children, f))
+            return tuple(out)
+    return tuple(out)
 
 
 def map_text(inl: Inlines, f: Callable[[str], str]) -> Inlines:
@@ -439,7 +454,8 @@ def _ends_with_punct(inl: Inlines) -> bool:
 
 
 def punctuation_inside_quotes(inl: Inlines) -> Inlines:
-    """Move a period or comma that follows a quoted title inside the quotes (en-US)."""
+    """Move a period or comma that follows quoted text inside the quotes (en-US), into the
+    innermost quotes that end there ("This is ‘The One.’”)."""
     nodes = [n if isinstance(n, Text) else _rebuild(n, punctuation_inside_quotes(n.children))
              for n in inl]
     out: list[Inline] = []
@@ -447,12 +463,9 @@ def punctuation_inside_quotes(inl: Inlines) -> Inlines:
     while i < len(nodes):
         n = nodes[i]
         nxt = nodes[i + 1] if i + 1 < len(nodes) else None
-        if (isinstance(n, Styled) and n.kind == "quoted" and isinstance(nxt, Text)
-                and nxt.text[:1] in (".", ",")):
-            kids = n.children
-            if not _ends_with_punct(kids):
-                kids = concat([kids, (Text(nxt.text[0]),)])
-            out.append(Styled("quoted", kids))
+        if (isinstance(nxt, Text) and nxt.text[:1] in (".", ",") and not isinstance(n, Text)
+                and _ends_quoted(n)):
+            out.append(_into_quotes(n, nxt.text[0]))
             rest = nxt.text[1:]
             if rest:
                 out.append(Text(rest))
@@ -460,6 +473,72 @@ def punctuation_inside_quotes(inl: Inlines) -> Inlines:
             continue
         out.append(n)
         i += 1
+    return tuple(out)
+
+
+def _ends_quoted(n: Inline) -> bool:
+    # quotes at the end of a formatted run or a title keep the punctuation out, as pandoc's
+    # engine has it (“…” *and* “…”. stays)
+    if isinstance(n, Span) and n.role == "cite-item" and n.children:
+        return _ends_quoted(n.children[-1])  # our marker of a cite, no formatting
+    return isinstance(n, Styled) and n.kind == "quoted"
+
+
+def _into_quotes(n: Inline, punct: str) -> Inline:
+    assert not isinstance(n, Text)
+    last = n.children[-1]
+    if not isinstance(last, Text) and _ends_quoted(last):
+        return _rebuild(n, (*n.children[:-1], _into_quotes(last, punct)))
+    # the quotes' own text: a period after a question or an exclamation mark is dropped
+    t = stringify(n.children)
+    if (punct == "." and t[-1:] in (".", "!", "?")) or (punct == "," and t[-1:] == ","):
+        return n
+    return _rebuild(n, concat([n.children, (Text(punct),)]))
+
+
+@functools.cache
+def superscripts() -> dict[str, str]:
+    """Superscript characters (ª, ², ᵉ …) and the letters they raise, from Unicode's own
+    ``<super>`` decompositions."""
+    table: dict[str, str] = {}
+    for cp in range(0xA0, 0x10000):
+        c = chr(cp)
+        d = unicodedata.decomposition(c)
+        if d.startswith("<super> "):  # ℠ and ™ raise two letters
+            table[c] = "".join(chr(int(h, 16)) for h in d.split()[1:])
+    # modifier letters and Arabic small letters with no <super> decomposition that are
+    # superscripts all the same (citeproc-js raises them too)
+    table.update({"\u02c0": "\u0294", "\u02c1": "\u0295", "\u06e5": "\u0648",
+                  "\u06e6": "\u064a"})
+    return table
+
+
+def raise_superscripts(inl: Inlines) -> Inlines:
+    """Superscript characters as superscript text (1ᵉʳ → 1<sup>e</sup><sup>r</sup>), as
+    citeproc writes them: a font may lack the characters, and they then match ``<sup>``
+    markup written in field values."""
+    table = superscripts()
+    out: list[Inline] = []
+    for n in inl:
+        if isinstance(n, Text):
+            if not any(c in table for c in n.text):
+                out.append(n)
+                continue
+            run: list[str] = []
+            for c in n.text:
+                if c in table:
+                    if run:
+                        out.append(Text("".join(run)))
+                        run = []
+                    out.append(Styled("sup", (Text(table[c]),)))
+                else:
+                    run.append(c)
+            if run:
+                out.append(Text("".join(run)))
+        elif isinstance(n, Styled) and n.kind in ("sup", "nocase", "code"):
+            out.append(n)
+        else:
+            out.append(_rebuild(n, raise_superscripts(n.children)))
     return tuple(out)
 
 

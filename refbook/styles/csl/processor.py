@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from functools import cmp_to_key
 from typing import TYPE_CHECKING, TypeVar
 
+from refbook import csl
+from refbook.csl import Date
 from refbook.ir import Inlines, Text
 from refbook.styles.csl.engine import Disamb, Evaluator, initialize
 from refbook.styles.csl.output import (
@@ -21,6 +23,7 @@ from refbook.styles.csl.output import (
     NO_FORMAT,
     Fmt,
     Formatting,
+    Linked,
     Lit,
     Out,
     Tag,
@@ -28,9 +31,12 @@ from refbook.styles.csl.output import (
     grouped,
     lit,
     localize_quotes,
+    map_first_text,
     out_text,
     punctuation_inside_quotes,
+    raise_superscripts,
     render,
+    stringify,
     universe,
 )
 
@@ -38,7 +44,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from refbook.csl import Item, Name
-    from refbook.styles.csl.style import Style
+    from refbook.styles.csl.style import Node, Style
 
 
 T = TypeVar("T")
@@ -56,8 +62,14 @@ class CiteItem:
     mode: str = "normal"
     #: show every name (no "et al.")
     all_names: bool = False
-    #: the cite's position(s) in its document, space-separated (``refbook.notes.positions``)
+    #: CSL position: first, subsequent, ibid, ibid-with-locator; ``refbook.notes.positions``
+    #: gives every position the cite holds, space-separated ("subsequent ibid near-note"),
+    #: ``refbook.api.positions`` the one it is
     position: str = "first"
+    #: cited in a note close enough to an earlier note citing the same item (``near-note``)
+    near_note: bool = False
+    #: the note that first cited the item (``first-reference-note-number``; 0: none)
+    first_note: int = 0
 
 
 @functools.cache
@@ -187,10 +199,10 @@ class Processor:
 
     # ------------------------------------------------------------------ disambiguation
 
-    def _render_basic(self, key: str) -> Out:
+    def _render_basic(self, key: str, position: str = "first") -> Out:
         assert self.style.citation is not None
         out = self.ev.layout(self.style.citation, self.items[key], self.disamb[key],
-                             bibliography=False)
+                             bibliography=False, position=position)
         return Tag("item", out, key)
 
     def _memo(self, key: object, compute: Callable[[], T]) -> T:
@@ -220,7 +232,45 @@ class Processor:
         groups: dict[str, list[_DD]] = {}
         for dd in dds:
             groups.setdefault(dd.rendered, []).append(dd)
-        return [g for r, g in sorted(groups.items()) if r and len(g) > 1]
+        found = [g for r, g in sorted(groups.items()) if r and len(g) > 1]
+        if self._subsequent_differs():
+            found = self._with_subsequent_ambiguities(found, dds)
+        return found
+
+    def _subsequent_differs(self) -> bool:
+        """Whether later cites of an item can look different (et-al-subsequent-*): those must
+        be told apart too."""
+        c = self.style.citation
+        return c is not None and any(
+            k in src for src in (c.attrs, self.style.root.attrs)
+            for k in ("et-al-subsequent-min", "et-al-subsequent-use-first"))
+
+    def _with_subsequent_ambiguities(self, found: list[list[_DD]], dds: list[_DD]
+                                     ) -> list[list[_DD]]:
+        """``found`` joined with the groups of items whose subsequent cites look the same."""
+        by_text: dict[str, list[str]] = {}
+        for dd in dds:
+            key = dd.item
+            text = self._memo(("basic-subsequent", self.items[key],
+                               _disamb_key(self.disamb[key])),
+                              lambda key=key: out_text(  # type: ignore[misc]
+                                  self._render_basic(key, "subsequent")))
+            by_text.setdefault(text, []).append(key)
+        parent = {dd.item: dd.item for dd in dds}
+
+        def root(k: str) -> str:
+            while parent[k] != k:
+                k = parent[k]
+            return k
+
+        for keys in [[d.item for d in g] for g in found] + [
+                ks for t, ks in by_text.items() if t and len(ks) > 1]:
+            for k in keys[1:]:
+                parent[root(k)] = root(keys[0])
+        merged: dict[str, list[_DD]] = {}
+        for dd in dds:
+            merged.setdefault(root(dd.item), []).append(dd)
+        return [g for g in merged.values() if len(g) > 1]
 
     def _try_add_given_names(self, group: list[_DD]) -> None:
         remaining = list(group)
@@ -292,6 +342,9 @@ class Processor:
         add_given = c.attrs.get("disambiguate-add-givenname") == "true"
         rule = c.attrs.get("givenname-disambiguation-rule", "by-cite")
         add_suffix = c.attrs.get("disambiguate-add-year-suffix") == "true"
+        global_rule = add_given and rule != "by-cite"
+        if global_rule:
+            self._add_given_names_globally(rule)
         amb = self._ambiguities()
         if amb and add_names:
             for g in amb:
@@ -299,6 +352,8 @@ class Processor:
                     self._try_add_names(g)
                 else:
                     self._try_add_names_plain(g)
+            if global_rule:  # the names now shown may need their given names too
+                self._add_given_names_globally(rule)
             amb = self._ambiguities()
         if amb and add_given and rule == "by-cite":
             for g in amb:
@@ -309,7 +364,11 @@ class Processor:
             desc = getattr(self, "_sort_desc", [])
 
             def by_sort_key_then_id(a: str, b: str) -> int:
-                # citeproc collects ambiguous items in id order, then sorts them stably
+                # citeproc collects ambiguous items in id order, then sorts them stably by
+                # the bibliography's <sort>; without one they keep the order of first
+                # citation (the bibliography's order then)
+                if not keys:
+                    return self.number[a] - self.number[b]
                 return _cmp_keys(keys.get(a), keys.get(b), desc) or (a > b) - (a < b)
 
             # the groups are disjoint (one per rendered text): each is sorted once and numbered
@@ -323,6 +382,48 @@ class Processor:
             for d in g:
                 self.disamb[d.item].condition = True
 
+    def _add_given_names_globally(self, rule: str) -> None:
+        """``givenname-disambiguation-rule`` other than by-cite: every shown name (or each
+        cite's first name, for the primary-name rules) whose family name another person shown
+        anywhere shares gets its initials, or its given name when initials do not tell the
+        two apart (initials only, for the -with-initials rules) — ambiguous cites or not."""
+        primary = rule.startswith("primary-name")
+        initials_only = rule.endswith("-with-initials")
+        shown: dict[str, list[Name]] = {}
+        for key in self.items:
+            names = [n.data for n in universe(self._render_basic(key))
+                     if isinstance(n, Tag) and n.kind == "name" and isinstance(n.data, csl.Name)]
+            shown[key] = names[:1] if primary else names
+        def person(n: Name) -> str:  # "J.J." and "J. J." are one person
+            return "".join(c for c in n.given if c.isalnum())
+
+        families: dict[tuple[str, str], dict[str, list[Name]]] = {}
+        for names in shown.values():
+            for n in names:
+                if n.family:
+                    families.setdefault((n.non_dropping_particle, n.family), {}).setdefault(
+                        person(n), []).append(n)
+        hints: dict[Name, str] = {}
+        for people in families.values():
+            if len(people) < 2:
+                continue
+            same: dict[str, int] = {}
+            for forms in people.values():
+                i = initialize(forms[0].given, True, False, "")
+                same[i] = same.get(i, 0) + 1
+            for forms in people.values():
+                if not forms[0].given:
+                    continue
+                unique = same[initialize(forms[0].given, True, False, "")] == 1
+                if initials_only and not unique:
+                    continue  # initials would not tell them apart
+                for n in forms:
+                    hints[n] = "initials" if unique else "given"
+        for key, names in shown.items():
+            for n in names:
+                if n in hints:
+                    self.disamb[key].name_hints[n] = hints[n]
+
     def _try_add_names_plain(self, group: list[_DD]) -> None:
         self._add_names_until_unique(group, lambda n: n.family or n.literal)
 
@@ -335,7 +436,7 @@ class Processor:
         quotes = self.style.locale.quotes()
         if quotes != DEFAULT_QUOTES:
             inl = localize_quotes(inl, quotes)
-        return inl
+        return raise_superscripts(inl)
 
     def bibliography(self, ids: Sequence[str] | None = None) -> list[tuple[str, Inlines]]:
         """Formatted entries in bibliography order (all items, or ``ids`` in that order)."""
@@ -343,10 +444,12 @@ class Processor:
         if bib is None:
             return []
         wanted = set(ids) if ids is not None else None
+        keys = [k for k in self.bib_order if wanted is None or k in wanted]
+        substitute = bib.attrs.get("subsequent-author-substitute")
+        if substitute is not None:
+            return self._substituted_bibliography(bib, keys, substitute)
         out: list[tuple[str, Inlines]] = []
-        for key in self.bib_order:
-            if wanted is not None and key not in wanted:
-                continue
+        for key in keys:
             item = self._with_number(key)
             d = self.disamb[key]
 
@@ -356,10 +459,33 @@ class Processor:
             out.append((key, self._memo(("entry", item, _disamb_key(d)), entry)))
         return out
 
+    def _substituted_bibliography(self, bib: Node, keys: list[str], substitute: str
+                                  ) -> list[tuple[str, Inlines]]:
+        """The entries with ``subsequent-author-substitute``: an entry whose names (at its
+        start) repeat the previous entry's shows the substitute ("———") instead, whole or name
+        by name as ``subsequent-author-substitute-rule`` says."""
+        rule = bib.attrs.get("subsequent-author-substitute-rule", "complete-all")
+        outs = [self.ev.layout(bib, self._with_number(k), self.disamb[k], bibliography=True)
+                for k in keys]
+        result: list[Out] = []
+        i = 0
+        while i < len(outs):
+            first = outs[i]
+            result.append(first)
+            found = _leading_names(first)
+            i += 1
+            if found is None:
+                continue
+            while i < len(outs):
+                replaced = _substitute_names(outs[i], found, rule, substitute)
+                if replaced is None:
+                    break
+                result.append(replaced)
+                i += 1
+        return [(k, self._finish(o)) for k, o in zip(keys, result, strict=True)]
+
     def _with_number(self, key: str) -> Item:
         item = self.items[key]
-        if self.style.options.get("class") == "note":
-            return item
         from dataclasses import replace
 
         return replace(item, text=(*item.text, ("citation-number", (Text(str(self.number[key])),))))
@@ -380,27 +506,35 @@ class Processor:
                         delimiter=layout.attrs.get("delimiter"),
                         font_style=layout.attrs.get("font-style"),
                         font_weight=layout.attrs.get("font-weight"),
-                        vertical_align=layout.attrs.get("vertical-align"))
+                        vertical_align=layout.attrs.get("vertical-align"),
+                        font_variant=layout.attrs.get("font-variant"),
+                        text_decoration=layout.attrs.get("text-decoration"),
+                        # a citation's formatting covers its affixes: <b>(1–3)</b>
+                        affixes_inside=True)
+        cites = self._sort_cites(c, cites, numbers)
         outs: list[Out] = []
         for ci in cites:
             if ci.id not in self.items:
                 outs.append(Tag("item", Fmt(Formatting(font_weight="bold"), [lit(ci.id + "?")]),
                                 ci.id))
                 continue
-            item = self.items[ci.id]
-            if numbers is not None and ci.id in numbers:
+            item = self._numbered(ci.id, numbers)
+            if ci.first_note and ci.position != "first":
                 from dataclasses import replace
 
-                item = replace(item, text=(*item.text,
-                                           ("citation-number", (Text(str(numbers[ci.id])),))))
-            else:
-                item = self._with_number(ci.id)
+                item = replace(item, text=(*item.text, ("first-reference-note-number",
+                                                        (Text(str(ci.first_note)),))))
             o = self.ev.layout(c, item, self.disamb[ci.id], bibliography=False,
                                locator=ci.locator, label=ci.label, all_names=ci.all_names,
-                               position=ci.position)
+                               position=ci.position, near_note=ci.near_note)
             o = grouped([o])
             if ci.mode == "author-only":
                 o = _get_authors(o)
+            elif self.style.options.get("class") == "note" and (
+                    ci.prefix or not outs) and _starts_sentence(ci.prefix) \
+                    and _starts_with_term(o):
+                # a note begins with the citation: its first term is capitalized ("Ibid.")
+                o = _capitalize_first(o)
             tagged: Out = Tag("item", o, (ci.id, ci.mode)) if o is not None else None
             if ci.suffix:
                 tagged = grouped([tagged, Tag("suffix", Lit(ci.suffix))])
@@ -409,7 +543,7 @@ class Processor:
             outs.append(tagged)
         collapse = c.attrs.get("collapse")
         cluster: Out
-        if collapse:
+        if collapse or "cite-group-delimiter" in c.attrs:
             cluster = self._collapse(outs, lf, c.attrs)
         else:
             cluster = formatted(lf, outs)
@@ -417,36 +551,79 @@ class Processor:
         cluster = _suppress_authors(cluster)
         return self._finish(cluster)
 
+    def _sort_cites(self, c: Node, cites: Sequence[CiteItem],
+                    numbers: dict[str, int] | None) -> Sequence[CiteItem]:
+        """The cites of one citation in the order of the citation's ``<sort>`` (stable: ties and
+        unknown keys keep the order they were written in)."""
+        sort = next((x for x in c.children if x.tag == "sort"), None)
+        if sort is None or len(cites) < 2:
+            return cites
+        desc = [k.attrs.get("sort") == "descending" for k in sort.children]
+        keys: dict[str, _SortKeys] = {}
+        for ci in cites:
+            if ci.id in keys or ci.id not in self.items:
+                continue
+            item = self._numbered(ci.id, numbers)
+            d = self.disamb[ci.id]
+
+            def compute(n: int, item: Item = item, d: Disamb = d) -> list[str] | None:
+                return self._memo(("csort", item, n, _disamb_key(d)),
+                                  lambda: self.ev.sort_key(c, sort.children[n], item, d))
+
+            keys[ci.id] = _SortKeys(compute, len(desc))
+        def suffix(c: CiteItem) -> int:
+            return self.disamb[c.id].year_suffix if c.id in self.disamb else 0
+
+        def cmp(a: CiteItem, b: CiteItem) -> int:
+            # cites the keys do not tell apart keep their year suffixes' order (2005a, 2005b)
+            return _cmp_keys(keys.get(a.id), keys.get(b.id), desc) or (
+                suffix(a) - suffix(b) if suffix(a) and suffix(b) else 0)
+
+        return sorted(cites, key=cmp_to_key(cmp))
+
+    def _numbered(self, key: str, numbers: dict[str, int] | None) -> Item:
+        if numbers is not None and key in numbers:
+            from dataclasses import replace
+
+            item = self.items[key]
+            return replace(item, text=(*item.text,
+                                       ("citation-number", (Text(str(numbers[key])),))))
+        return self._with_number(key)
+
     def _collapse(self, outs: list[Out], lf: Formatting, attrs: dict[str, str]) -> Out:
-        collapse = attrs["collapse"]
-        group_delim = self.style.options.get("cite-group-delimiter", ", ")
+        """Cite grouping and collapsing (``collapse``, ``cite-group-delimiter``): cites with
+        the same names are put together after the first of them, their names shown once."""
+        collapse = attrs.get("collapse", "")
+        group_delim = attrs.get("cite-group-delimiter",
+                                self.style.options.get("cite-group-delimiter", ", "))
         after = attrs.get("after-collapse-delimiter")
         delim = lf.delimiter
+        # the year-suffix delimiter defaults to the cite-group delimiter when the style sets
+        # one, else to the layout's delimiter (as citeproc-js has it)
+        suffix_delim = attrs.get("year-suffix-delimiter",
+                                 attrs.get("cite-group-delimiter", delim))
         if collapse == "citation-number":
             return self._collapse_numbers(outs, lf, after)
-        groups: list[list[Out]] = []
-        rest = list(outs)
-        while rest:
-            z = rest.pop(0)
-            if _has(z, "suffix"):
-                groups.append([z])
-                continue
-            ws: list[Out] = []
-            while rest and not _has(rest[0], "prefix") and not _has(rest[0], "suffix"):
-                ws.append(rest.pop(0))
-            if not ws:
-                groups.append([z])
-                continue
-            matched = [w for w in ws if _same_names(z, w)]
-            groups.append([z, *matched])
-            rest = [w for w in ws if not _same_names(z, w)] + rest
+        groups = _group_by_names(outs)
+        if collapse not in ("year", "year-suffix", "year-suffix-ranged"):
+            # cite grouping alone (cite-group-delimiter without collapse): the names stay
+            return formatted(_without_delimiter(lf), [
+                formatted(Formatting(suffix=delim if gi < len(groups) - 1 else None),
+                          [formatted(Formatting(delimiter=group_delim), g)])
+                for gi, g in enumerate(groups)])
         result: list[Out] = []
         flipped = collapse == "year"
         for gi, g in enumerate(groups):
             ys = [g[0], *[_remove_names(y) for y in g[1:]]]
-            no_collapse = len(g) == 1
+            if collapse in ("year-suffix", "year-suffix-ranged"):
+                ys = _collapse_year_suffixes(ys, suffix_delim,
+                                             ranged=collapse == "year-suffix-ranged")
+            # nothing collapsed: one cite; no year suffixes joined: as many pieces as cites
+            no_collapse = len(g) == 1 and len(ys) == 1
+            no_suffix_collapse = len(ys) == len(g)
             any_locator = any(_has(u, "locator") for u in ys)
-            inner = group_delim if (no_collapse or not (flipped and any_locator)) else (after or delim)
+            inner = group_delim if (no_collapse or (no_suffix_collapse and not (
+                flipped and any_locator))) else (after or delim)
             kids: list[Out] = [
                 formatted(Formatting(suffix=inner), [u]) if i < len(ys) - 1 else u
                 for i, u in enumerate(ys)
@@ -489,6 +666,222 @@ class Processor:
             pieces.append(piece)
         return formatted(Formatting(**{**{k: getattr(lf, k) for k in Formatting.__slots__},
                                        "delimiter": None}), pieces)
+
+
+def _leading_names(o: Out) -> tuple[tuple[Name, ...], str] | None:
+    """The names an entry starts with (its first element's first names) and their text."""
+    while isinstance(o, (Fmt, Linked)) or (isinstance(o, Tag) and o.kind != "names"):
+        if isinstance(o, Tag):
+            o = o.kid
+        else:
+            i = _first_kid(o.kids)
+            if i is None:
+                return None
+            o = o.kids[i]
+    if isinstance(o, Tag) and o.kind == "names" and isinstance(o.data, tuple):
+        if not o.data[1] and _has_named(o.kid):  # names that <substitute> put there
+            return _leading_names(o.kid)
+        return tuple(o.data[1]), out_text(o.kid)
+    # names inside the first element but deeper (a group of names and a date)
+    return None
+
+
+def _starts_sentence(prefix: Inlines) -> bool:
+    """No prefix, or one that ends a sentence of more than one word ("As shown above. "):
+    what follows starts a sentence."""
+    if not prefix:
+        return True
+    t = stringify(prefix).rstrip().rstrip("\u201d\u2019\"')\u00bb")
+    return t[-1:] in (".", "!", "?") and len(t.split()) > 1
+
+
+def _lead(o: Out) -> list[Out]:
+    """The path from ``o`` down to the first thing it shows."""
+    path: list[Out] = []
+    while o is not None:
+        path.append(o)
+        if isinstance(o, Tag):
+            o = o.kid
+        elif isinstance(o, (Fmt, Linked)):
+            i = _first_kid(o.kids)
+            if i is None:
+                break
+            if isinstance(o, Fmt) and o.f.prefix:
+                break  # an affix comes first
+            o = o.kids[i]
+        else:
+            break
+    return path
+
+
+def _starts_with_term(o: Out) -> bool:
+    return any(isinstance(n, Tag) and n.kind == "term" for n in _lead(o)) and isinstance(
+        _lead(o)[-1], Lit)
+
+
+def _capitalize_first(o: Out) -> Out:
+    if isinstance(o, Lit):
+        return Lit(map_first_text(o.inl, lambda t: t[:1].upper() + t[1:]))
+    if isinstance(o, Tag):
+        return Tag(o.kind, _capitalize_first(o.kid), o.data)
+    if isinstance(o, (Fmt, Linked)):
+        i = _first_kid(o.kids)
+        if i is None:
+            return o
+        kids = [*o.kids[:i], _capitalize_first(o.kids[i]), *o.kids[i + 1:]]
+        return Fmt(o.f, kids) if isinstance(o, Fmt) else Linked(o.url, kids)
+    return o
+
+
+def _has_named(o: Out) -> bool:
+    return any(isinstance(n, Tag) and n.kind == "names" and isinstance(n.data, tuple)
+               and n.data[1] for n in universe(o))
+
+
+def _first_kid(kids: list[Out]) -> int | None:
+    """The index of the first child that shows something (elements that rendered nothing
+    are None)."""
+    return next((i for i, k in enumerate(kids) if k is not None), None)
+
+
+def _substitute_names(o: Out, previous: tuple[tuple[Name, ...], str], rule: str,
+                      text: str) -> Out | None:
+    """``o`` with its leading names replaced by ``text`` as ``rule`` says when they repeat
+    ``previous``; None when they do not (the run of substitutions ends)."""
+    names, rendered = previous
+    if isinstance(o, Tag) and (o.kind != "names" or (
+            isinstance(o.data, tuple) and not o.data[1] and _has_named(o.kid))):
+        kid = _substitute_names(o.kid, previous, rule, text)
+        return None if kid is None else Tag(o.kind, kid, o.data)
+    if isinstance(o, (Fmt, Linked)):
+        i = _first_kid(o.kids)
+        if i is None:
+            return None
+        kid = _substitute_names(o.kids[i], previous, rule, text)
+        if kid is None:
+            return None
+        kids = [*o.kids[:i], kid, *o.kids[i + 1:]]
+        return Fmt(o.f, kids) if isinstance(o, Fmt) else Linked(o.url, kids)
+    if not (isinstance(o, Tag) and isinstance(o.data, tuple)):
+        return None
+    mine = tuple(o.data[1])
+    if not names:
+        rule = "complete-all"
+    if rule == "complete-all":
+        if mine != names or (not names and out_text(o.kid) != rendered):
+            return None
+        if not mine:
+            return Tag("names", lit(text), o.data)
+        kept = _transform(o.kid, lambda n: None if isinstance(n, Tag) and n.kind == "name"
+                          else n)
+        if isinstance(kept, Fmt):
+            return Tag("names", Fmt(kept.f, [lit(text), *kept.kids]), o.data)
+        return Tag("names", lit(text), o.data)
+    if rule == "complete-each":
+        if mine != names:
+            return None
+        count = len(mine)
+    else:
+        count = 0
+        for a, b in zip(mine, names, strict=False):
+            if a != b:
+                break
+            count += 1
+        if count == 0:
+            return None
+        if rule == "partial-first":
+            count = 1
+    replace_ = set(mine[:count])
+    return _transform(o, lambda n: Tag("name", lit(text), n.data)
+                      if isinstance(n, Tag) and n.kind == "name" and n.data in replace_ else n)
+
+
+def _group_by_names(outs: list[Out]) -> list[list[Out]]:
+    """Cites in groups of the same names, each group where its first cite is; no cite moves
+    past one with a prefix or a suffix."""
+    groups: list[list[Out]] = []
+    rest = list(outs)
+    while rest:
+        z = rest.pop(0)
+        if _has(z, "suffix"):
+            groups.append([z])
+            continue
+        ws: list[Out] = []
+        while rest and not _has(rest[0], "prefix") and not _has(rest[0], "suffix"):
+            ws.append(rest.pop(0))
+        if not ws:
+            groups.append([z])
+            continue
+        matched = [w for w in ws if _same_names(z, w)]
+        groups.append([z, *matched])
+        rest = [w for w in ws if not _same_names(z, w)] + rest
+    return groups
+
+
+def _without_delimiter(f: Formatting) -> Formatting:
+    return Formatting(**{**{k: getattr(f, k) for k in Formatting.__slots__}, "delimiter": None})
+
+
+def _years(o: Out) -> list[tuple[int, int]]:
+    """The years of the dates a cite shows (what decides whether its year suffix joins the
+    previous cite's: "2000a, b")."""
+    found: list[tuple[int, int]] = []
+    for n in universe(o):
+        if isinstance(n, Tag) and n.kind == "date" and isinstance(n.data, Date) \
+                and not n.data.literal:
+            d = n.data
+            found.append((d.start.year if d.start else 0, d.end.year if d.end else 0))
+    return found
+
+
+def _only_year_suffix(o: Out) -> Out:
+    """A cite reduced to its year suffix where its date was (names are gone already)."""
+    def fix(n: Out) -> Out:
+        if isinstance(n, Tag) and n.kind == "date":
+            return Tag("date", _first_tag(n.kid, "year-suffix"), n.data)
+        return n
+
+    return _transform(o, fix)
+
+
+def _collapse_year_suffixes(cites: list[Out], delim: str | None, *, ranged: bool) -> list[Out]:
+    """Cites of one author group whose years are the same as the cite before show only their
+    year suffix, joined by ``delim`` (``year-suffix-delimiter``); ``ranged``: three or more
+    successive suffixes become a range (a–c)."""
+    runs: list[list[Out]] = []
+    for c in cites:
+        if runs and _years(runs[-1][0]) == _years(c):
+            runs[-1].append(_only_year_suffix(c))
+        else:
+            runs.append([c])
+    out: list[Out] = []
+    for run in runs:
+        if len(run) == 1:
+            out.append(run[0])
+            continue
+        pieces: list[Out] = run
+        if ranged:
+            pieces = []
+            seq: list[Out] = []
+            for c in [*run, None]:
+                if c is not None and seq and _suffix_number(seq[-1]) is not None \
+                        and _suffix_number(c) == (_suffix_number(seq[-1]) or 0) + 1:
+                    seq.append(c)
+                    continue
+                if len(seq) >= 3:
+                    pieces.append(Fmt(Formatting(delimiter="\u2013"), [seq[0], seq[-1]]))
+                elif len(seq) == 2:
+                    pieces.append(Fmt(Formatting(delimiter=delim), seq))
+                elif seq:
+                    pieces.append(seq[0])
+                seq = [c] if c is not None else []
+        out.append(Fmt(Formatting(delimiter=delim), pieces))
+    return out
+
+
+def _suffix_number(o: Out) -> int | None:
+    t = _first_tag(o, "year-suffix")
+    return t.data if t is not None and isinstance(t.data, int) else None
 
 
 def _disamb_key(d: Disamb) -> tuple[object, ...]:

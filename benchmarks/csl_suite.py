@@ -1,0 +1,262 @@
+"""Run the official CSL processor test suite through refbook's public API (``refbook.api``).
+
+Usage::
+
+    python benchmarks/csl_suite.py DIR [--list] [--category] [--only SUBSTRING] [--diff]
+                                       [--expected FILE]
+
+``DIR`` is the suite's ``processor-tests/humans`` folder (one ``.txt`` fixture per test: sections
+MODE, RESULT, CSL, INPUT and optionally CITATION-ITEMS, CITATIONS, BIBENTRIES, BIBSECTION,
+ABBREVIATIONS; see the suite's ``manual/citeproc-test.rst``). Each fixture is run the way the
+reference runners run it (citeproc-js' and jgm/citeproc's): in ``citation`` mode every citation
+is rendered on a line of its own (positions from the citations' order and note numbers), in
+``bibliography`` mode the cited items' entries inside citeproc-js' ``csl-bib-body`` divs; the
+output is written as citeproc-js' HTML and compared with RESULT exactly (the ``>>[0]`` markers
+of a CITATIONS result are removed first, as jgm/citeproc does).
+
+Prints the pass count per category (the file name's prefix before ``_``) and in all;
+``--list`` prints each failing fixture with a one-line reason, ``--expected FILE`` the fixtures
+that differ from a list of expected failures (``tests/data/csl_suite_expected_failures.txt``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from refbook.api import Citation, Cite, Formatter
+from refbook.ir import Inlines, Link, Span, Styled, Text
+from refbook.styles import StyleError
+from refbook.styles.csl.style import StyleSyntaxError
+
+_SECTION = re.compile(r"^>>=+\s*([A-Z-]+)\s*=+>>\s*$")
+_END = re.compile(r"^<<=+\s*([A-Z-]+)\s*=+<<\s*$")
+_CITE_NUM = re.compile(r"^(?:>>|\.\.)\[\d+\]\s*")
+NO_OUTPUT = "[CSL STYLE ERROR: reference with no printed form.]"
+
+
+def sections(text: str) -> dict[str, str]:
+    """A fixture's sections by name (upper case), their text without the marker lines."""
+    found: dict[str, str] = {}
+    name: str | None = None
+    lines: list[str] = []
+    for line in text.lstrip("\ufeff").splitlines():
+        if name is None:
+            m = _SECTION.match(line)
+            if m:
+                name, lines = m.group(1), []
+        elif _END.match(line):
+            found[name] = "\n".join(lines)
+            name = None
+        else:
+            lines.append(line)
+    return found
+
+
+# ----------------------------------------------------------------- citeproc-js' HTML
+
+_TAGS = {
+    "emph": ("<i>", "</i>"),
+    "strong": ("<b>", "</b>"),
+    "smallcaps": ('<span style="font-variant:small-caps;">', "</span>"),
+    "sup": ("<sup>", "</sup>"),
+    "sub": ("<sub>", "</sub>"),
+    "underline": ('<span style="text-decoration:underline;">', "</span>"),
+    "code": ("<code>", "</code>"),
+    "nocase": ("", ""),
+}
+_QUOTES = (("\u201c", "\u201d"), ("\u2018", "\u2019"))
+
+
+def html(nodes: Inlines, depth: int = 0) -> str:
+    """Inline tree → the HTML citeproc-js writes (``&#38;`` for ``&``, ``<i>``/``<b>``, links
+    as their text: the suite's runs link nothing)."""
+    out: list[str] = []
+    for n in nodes:
+        if isinstance(n, Text):
+            out.append(escape(n.text, quote=False).replace("&amp;", "&#38;")
+                       .replace("&lt;", "&#60;").replace("&gt;", "&#62;"))
+        elif isinstance(n, Styled):
+            if n.kind == "quoted":
+                o, c = _QUOTES[depth % 2]
+                out.append(o + html(n.children, depth + 1) + c)
+            else:
+                start, end = _TAGS[n.kind]
+                out.append(start + html(n.children, depth) + end)
+        elif isinstance(n, Span) and n.role.startswith("csl-") and n.role != "csl-entry":
+            out.append(f'<div class="{n.role}">{html(n.children, depth)}</div>')
+        elif isinstance(n, (Span, Link)):
+            out.append(html(n.children, depth))
+    return "".join(out)
+
+
+def bib_body(entries: list[str]) -> str:
+    """Entries inside citeproc-js' bibliography divs (as jgm/citeproc's runner writes them)."""
+    lines = ['<div class="csl-bib-body">']
+    for t in entries:
+        if t.startswith("<div"):
+            lines.append(f'  <div class="csl-entry">\n    {t}\n  </div>')
+        elif t.endswith("</div>"):
+            lines.append(f'  <div class="csl-entry">{t}\n  </div>')
+        else:
+            lines.append(f'  <div class="csl-entry">{t}</div>')
+    lines.append("</div>")
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------- running one fixture
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    name: str
+    category: str
+    passed: bool
+    reason: str = ""
+    expected: str = ""
+    actual: str = ""
+
+
+def _cite(raw: dict[str, Any]) -> Cite:
+    mode = ("suppress-author" if raw.get("suppress-author") else
+            "author-only" if raw.get("author-only") else "normal")
+    return Cite(str(raw.get("id", "")), locator=str(raw.get("locator", "") or ""),
+                label=str(raw.get("label", "") or ""), prefix=str(raw.get("prefix", "") or ""),
+                suffix=str(raw.get("suffix", "") or ""), mode=mode)
+
+
+def citations_of(sec: dict[str, str]) -> list[Citation] | None:
+    """The fixture's citations in document order (None: none given)."""
+    if "CITATIONS" in sec:
+        rows = json.loads(sec["CITATIONS"])
+        cits: list[tuple[str | None, Citation]] = []
+        for row in rows:
+            c = row[0] if isinstance(row, list) else row
+            note = int((c.get("properties") or {}).get("noteIndex", 0) or 0)
+            cits.append((c.get("citationID"), Citation(
+                tuple(_cite(x) for x in c.get("citationItems", [])), note)))
+        # a later citation with the same id replaces the earlier one (jgm/citeproc's rule)
+        return [c for i, (cid, c) in enumerate(cits)
+                if cid is None or all(cid != later for later, _ in cits[i + 1:])]
+    if "CITATION-ITEMS" in sec:
+        return [Citation(tuple(_cite(x) for x in row))
+                for row in json.loads(sec["CITATION-ITEMS"])]
+    return None
+
+
+def run_fixture(path: Path, workdir: Path) -> Outcome:
+    name = path.stem
+    category = name.split("_", 1)[0]
+    sec = sections(path.read_text(encoding="utf-8"))
+    mode = sec.get("MODE", "").strip()
+    expected = sec.get("RESULT", "")
+    for unsupported in ("BIBENTRIES", "BIBSECTION", "ABBREVIATIONS"):
+        if unsupported in sec:
+            return Outcome(name, category, False, f"{unsupported} not supported by the runner")
+    try:
+        items = json.loads(sec["INPUT"])
+        # a few fixtures leave the id out: citeproc-js numbers such items itself
+        items = [i if "id" in i else {**i, "id": f"ITEM-{n}"} for n, i in enumerate(items, 1)]
+    except (KeyError, json.JSONDecodeError) as exc:
+        return Outcome(name, category, False, f"bad INPUT: {exc}")
+    style_file = workdir / f"{name}.csl"
+    style_file.write_text(sec.get("CSL", ""), encoding="utf-8")
+    try:
+        fmt = Formatter(items, style=str(style_file))
+        cits = citations_of(sec)
+        ids = list(dict.fromkeys(str(i.get("id")) for i in items))
+        if mode == "citation":
+            if cits is None:
+                cits = [Citation(tuple(Cite(i) for i in ids))]
+            else:
+                expected = "\n".join(_CITE_NUM.sub("", line) for line in expected.split("\n"))
+            actual = "\n".join(html(c) or NO_OUTPUT for c in fmt.citations(cits))
+        elif mode == "bibliography":
+            if cits is None:
+                cits = [Citation((Cite(i),)) for i in ids]
+            cited = list(dict.fromkeys(c.id for cit in cits for c in cit.cites))
+            entries = fmt.bibliography(cited, citations=cits)
+            actual = bib_body([html(e) or NO_OUTPUT for _, e in entries])
+        else:
+            return Outcome(name, category, False, f"unknown mode {mode!r}")
+    except (StyleError, StyleSyntaxError) as exc:
+        return Outcome(name, category, False, f"style refused: {exc}")
+    except Exception as exc:
+        return Outcome(name, category, False, f"crash: {type(exc).__name__}: {exc}")
+    if actual == expected:
+        return Outcome(name, category, True)
+    return Outcome(name, category, False, "output differs", expected, actual)
+
+
+def fixtures(folder: Path, only: str = "") -> Iterator[Path]:
+    for p in sorted(folder.glob("*.txt")):
+        if only.lower() in p.name.lower():
+            yield p
+
+
+def run_suite(folder: Path, only: str = "") -> list[Outcome]:
+    with tempfile.TemporaryDirectory(prefix="refbook-csl-suite-") as tmp:
+        return [run_fixture(p, Path(tmp)) for p in fixtures(folder, only)]
+
+
+def _first_difference(o: Outcome) -> str:
+    e, a = o.expected.split("\n"), o.actual.split("\n")
+    for x, y in zip(e, a, strict=False):
+        if x != y:
+            return f"expected {x.strip()!r} got {y.strip()!r}"
+    return f"expected {len(e)} lines, got {len(a)}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    ap.add_argument("dir", type=Path, help="the suite's processor-tests/humans folder")
+    ap.add_argument("--list", action="store_true", help="list the failing fixtures")
+    ap.add_argument("--category", action="store_true", help="the count per category")
+    ap.add_argument("--only", default="", help="run only fixtures whose name contains this")
+    ap.add_argument("--diff", action="store_true", help="with --list: full expected/actual")
+    ap.add_argument("--expected", type=Path, metavar="FILE",
+                    help="a list of expected failures (tests/data/csl_suite_expected_failures"
+                         ".txt): print the fixtures that differ from it")
+    args = ap.parse_args(argv)
+    outcomes = run_suite(args.dir, args.only)
+    if args.expected:
+        listed = {line.split()[0] for line in args.expected.read_text(encoding="utf-8")
+                  .splitlines() if line.strip() and not line.startswith("#")}
+        for o in outcomes:
+            if o.passed and o.name in listed:
+                print(f"now passes (take it off the list): {o.name}")
+            elif not o.passed and o.name not in listed:
+                print(f"fails, not listed: {o.name}: {o.reason}")
+    if args.list:
+        for o in outcomes:
+            if not o.passed:
+                why = _first_difference(o) if o.reason == "output differs" else o.reason
+                print(f"FAIL {o.name}: {why}")
+                if args.diff and o.reason == "output differs":
+                    print(f"  expected:\n{o.expected}\n  actual:\n{o.actual}\n")
+    if args.category:
+        cats: dict[str, list[int]] = {}
+        for o in outcomes:
+            c = cats.setdefault(o.category, [0, 0])
+            c[0] += o.passed
+            c[1] += 1
+        for cat in sorted(cats):
+            p, n = cats[cat]
+            print(f"{cat:<16} {p:4d}/{n:<4d}")
+    passed = sum(o.passed for o in outcomes)
+    total = len(outcomes)
+    print(f"passed {passed}/{total} ({100 * passed / max(total, 1):.1f}%)")
+    return 0
+
+
+
+if __name__ == "__main__":
+    sys.exit(main())

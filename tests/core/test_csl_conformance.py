@@ -1,0 +1,423 @@
+"""CSL 1.0.2 behaviours the engine gained while raising its CSL test-suite count
+(``tests/core/test_csl_suite.py``), each on a minimal input of our own through the public API."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from refbook.api import Citation, Cite, Formatter, format_bibliography, format_citations, render
+from refbook.ir import Styled, Text
+from refbook.readers.csl_json import markup_to_inlines
+
+HEAD = ('<?xml version="1.0" encoding="utf-8"?>\n'
+        '<style xmlns="http://purl.org/net/xbiblio/csl" class="{cls}" version="1.0"{extra}>'
+        "<info><title>t</title><id>t</id><updated>2020-01-01T00:00:00+00:00</updated></info>")
+
+
+def style(tmp_path: Path, body: str, *, cls: str = "in-text", extra: str = "") -> str:
+    path = tmp_path / "s.csl"
+    path.write_text(HEAD.format(cls=cls, extra=extra) + body + "</style>", encoding="utf-8")
+    return str(path)
+
+
+def book(id_: str, family: str, year: int, title: str = "T") -> dict[str, Any]:
+    return {"id": id_, "type": "book", "title": title, "author": [{"family": family}],
+            "issued": {"date-parts": [[year]]}}
+
+
+def test_citation_sort_orders_the_cites_of_one_citation(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><sort><key variable="author"/><key variable="issued"/>'
+                        '</sort><layout delimiter="; "><group delimiter=" ">'
+                        '<names variable="author"/><date variable="issued">'
+                        '<date-part name="year"/></date></group></layout></citation>')
+    items = [book("z", "Zed", 2000), book("a2", "Abe", 2010), book("a1", "Abe", 2001)]
+    assert format_citations(items, [["z", "a2", "a1"]], style=s) == [
+        "Abe 2001; Abe 2010; Zed 2000"]
+
+
+def test_citation_number_in_a_note_style(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout><text variable="citation-number" prefix="["'
+                        ' suffix="]"/></layout></citation>', cls="note")
+    assert format_citations([book("a", "A", 1), book("b", "B", 2)], ["b", "a"], style=s) == [
+        "[1]", "[2]"]
+
+
+def test_straight_quotes_in_field_values_become_quoted_text() -> None:
+    assert markup_to_inlines("Simple 'title' here") == (
+        Text("Simple "), Styled("quoted", (Text("title"),)), Text(" here"))
+    assert markup_to_inlines('Say "a \'b\' c" now') == (
+        Text("Say "), Styled("quoted", (Text("a "), Styled("quoted", (Text("b"),)), Text(" c"))),
+        Text(" now"))
+    # apostrophes: in a word, before a year, after a plural; a lone mark stays as written
+    assert markup_to_inlines("Plato's view") == (Text("Plato\u2019s view"),)
+    assert markup_to_inlines("(ETFA '09)") == (Text("(ETFA \u201909)"),)
+    assert markup_to_inlines("the authors' view") == (Text("the authors\u2019 view"),)
+    assert markup_to_inlines('an orphan " mark') == (Text('an orphan " mark'),)
+    assert markup_to_inlines("<i>it's</i>") == (Styled("emph", (Text("it\u2019s"),)),)
+
+
+def test_nested_quotes_alternate_and_follow_the_locale(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout><text variable="title" quotes="true"/></layout>'
+                        "</citation>")
+    item = {"id": "a", "type": "book", "title": 'My "inner" title'}
+    assert format_citations([item], ["a"], style=s) == ["\u201cMy \u2018inner\u2019 title\u201d"]
+    assert format_citations([item], ["a"], style=s, locale="fr-FR") == [
+        "\u00ab\u00a0My \u201cinner\u201d title\u00a0\u00bb"]
+
+
+def test_apostrophe_in_a_name_is_typographic() -> None:
+    item = {"id": "a", "type": "book", "title": "T",
+            "author": [{"family": "Aalto", "given": "Shun'ichi"}]}
+    assert format_bibliography([item])[0].startswith("Aalto, Shun\u2019ichi.")
+
+
+def test_ibid_matches_ibid_with_locator(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout><choose><if position="ibid"><text term="ibid"/>'
+                        '</if><else><text variable="title"/></else></choose>'
+                        '<text variable="locator" prefix=" "/></layout></citation>',
+              cls="note")
+    f = Formatter([{"id": "a", "type": "book", "title": "T"}], style=s)
+    got = [render(x) for x in f.citations([["a"], [Cite("a", locator="4")]])]
+    assert got == ["T", "Ibid. 4"]
+
+
+AUTHOR_YEAR = ('<layout prefix="(" suffix=")" delimiter="; "><group delimiter=" ">'
+               '<names variable="author"/><date variable="issued"><date-part name="year"/>'
+               "</date></group></layout></citation>")
+
+
+def _smiths() -> list[dict[str, Any]]:
+    return [book(f"s{i}", "Smith", 2000, f"T{i}") for i in range(1, 5)] + [
+        book("s9", "Smith", 2001)]
+
+
+def test_year_suffix_collapse(tmp_path: Path) -> None:
+    ids = ["s1", "s2", "s3", "s4", "s9"]
+    plain = style(tmp_path, '<citation disambiguate-add-year-suffix="true" '
+                            'collapse="year-suffix">' + AUTHOR_YEAR)
+    # the year-suffix delimiter defaults to the layout's delimiter
+    assert format_citations(_smiths(), [ids], style=plain) == ["(Smith 2000a; b; c; d; 2001)"]
+    ranged = style(tmp_path, '<citation disambiguate-add-year-suffix="true" '
+                             'collapse="year-suffix-ranged" year-suffix-delimiter="," '
+                             'after-collapse-delimiter=", ">' + AUTHOR_YEAR)
+    assert format_citations(_smiths(), [ids], style=ranged) == ["(Smith 2000a\u2013d, 2001)"]
+    assert format_citations(_smiths(), [ids, ["s1", "s2", "s4"]], style=ranged)[1] == (
+        "(Smith 2000a,b,d)")
+
+
+def test_cite_group_delimiter_groups_without_collapsing(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation cite-group-delimiter=", ">' + AUTHOR_YEAR)
+    items = [book("a", "Aalto", 2000), book("b", "Banda", 1999), book("c", "Aalto", 2001)]
+    assert format_citations(items, [["a", "b", "c"]], style=s) == [
+        "(Aalto 2000, Aalto 2001; Banda 1999)"]
+
+
+def test_subsequent_author_substitute(tmp_path: Path) -> None:
+    def s(rule: str) -> str:
+        return style(tmp_path, '<citation><layout><text variable="title"/></layout></citation>'
+                               f'<bibliography subsequent-author-substitute="---" '
+                               f'subsequent-author-substitute-rule="{rule}"><layout>'
+                               '<group delimiter=". "><names variable="author">'
+                               '<name delimiter=", "/></names><text variable="title"/></group>'
+                               "</layout></bibliography>")
+
+    def two(id_: str, title: str, *names: str) -> dict[str, Any]:
+        return {"id": id_, "type": "book", "title": title,
+                "author": [{"family": n, "given": "A"} for n in names]}
+
+    items = [two("a", "One", "Doe", "Roe"), two("b", "Two", "Doe", "Roe"),
+             two("c", "Three", "Doe", "Poe"), two("d", "Four", "Moe")]
+    assert format_bibliography(items, style=s("complete-all")) == [
+        "A Doe, A Roe. One", "---. Two", "A Doe, A Poe. Three", "A Moe. Four"]
+    assert format_bibliography(items, style=s("complete-each")) == [
+        "A Doe, A Roe. One", "---, ---. Two", "A Doe, A Poe. Three", "A Moe. Four"]
+    assert format_bibliography(items, style=s("partial-each")) == [
+        "A Doe, A Roe. One", "---, ---. Two", "---, A Poe. Three", "A Moe. Four"]
+    assert format_bibliography(items, style=s("partial-first")) == [
+        "A Doe, A Roe. One", "---, A Roe. Two", "---, A Poe. Three", "A Moe. Four"]
+
+
+def test_a_note_citation_starting_with_a_term_is_capitalized(tmp_path: Path) -> None:
+    note = '<citation><layout><text term="ibid"/></layout></citation>'
+    items = [{"id": "a", "type": "book", "title": "T"}]
+    cites = [[Cite("a")], [Cite("a", prefix="As said before. ")], [Cite("a", prefix="See ")]]
+    assert format_citations(items, cites, style=style(tmp_path, note, cls="note")) == [
+        "Ibid.", "As said before. Ibid.", "See ibid."]
+    # an in-text style leaves the term as the locale writes it
+    assert format_citations(items, [["a"]], style=style(tmp_path, note)) == ["ibid."]
+
+
+def test_superscript_characters_become_superscript_text(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout><text value="1\u1d49\u02b3 N\u00ba 5\u2122"/>'
+                        "</layout></citation>")
+    got = Formatter([book("a", "A", 1)], style=s).citations(["a"])[0]
+    assert render(got, "html") == ('<span class="refbook-cite-item" data-key="a">'
+                                   "1<sup>e</sup><sup>r</sup> N<sup>o</sup> 5<sup>TM</sup>"
+                                   "</span>")
+
+
+def test_first_reference_note_number(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout><choose><if position="first">'
+                        '<text variable="title"/></if><else><text variable="title"/>'
+                        '<text variable="first-reference-note-number" prefix=", note "/>'
+                        "</else></choose></layout></citation>", cls="note")
+    items = [book("a", "A", 1, "Alpha"), book("b", "B", 2, "Beta")]
+    cits = [Citation((Cite("a"),), 1), Citation((Cite("b"),), 2), Citation((Cite("a"),), 3)]
+    assert format_citations(items, cits, style=s) == ["Alpha", "Beta", "Alpha, note 1"]
+
+
+def test_positions_per_note_and_per_sequence() -> None:
+    from refbook.api import positions
+
+    a, b = Cite("a"), Cite("b")
+    # two citations in note 1: the next note's cite of b is not ibid (note 1 had two cites)
+    got = positions([Citation((a,), 1), Citation((b,), 1), Citation((b,), 2),
+                     Citation((b,), 3)])
+    assert [r[0].position for r in got] == ["first", "first", "subsequent", "ibid"]
+    # in a note style, citations in the text and in notes are separate sequences
+    got = positions([Citation((a,), 0), Citation((b,), 1), Citation((a,), 0)])
+    assert [r[0].position for r in got] == ["first", "first", "ibid"]
+    # the same locator under another label is another place
+    got = positions([Citation((Cite("a", locator="2"),), 1),
+                     Citation((Cite("a", locator="2", label="chapter"),), 2)])
+    assert got[1][0].position == "ibid-with-locator"
+
+
+def test_citation_formatting_covers_its_affixes(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout prefix="(" suffix=")" font-weight="bold">'
+                        '<text variable="title"/></layout></citation>')
+    got = Formatter([book("a", "A", 1)], style=s).citations(["a"])[0]
+    assert render(got, "html") == (
+        '<strong>(<span class="refbook-cite-item" data-key="a">T</span>)</strong>')
+
+
+def test_chicago_page_ranges_are_chicago_15(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout><text variable="page"/></layout></citation>',
+              extra=' page-range-format="chicago"')
+    items = [{"id": "a", "type": "book", "page": "1496-1504"},
+             {"id": "b", "type": "book", "page": "321-328"}]
+    assert format_citations(items, ["a", "b"], style=s) == ["1496\u20131504", "321\u201328"]
+
+
+def test_suffix_written_in_the_given_name(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout><names variable="author"/></layout></citation>')
+    items = [{"id": "a", "type": "book", "author": [{"family": "Doe", "given": "John, III"}]},
+             {"id": "b", "type": "book", "author": [{"family": "Doe", "given": "John,! Jr."}]},
+             {"id": "c", "type": "book",
+              "author": [{"family": "Doe", "given": "Al", "suffix": "Jr.", "comma-suffix": True}]}]
+    assert format_citations(items, ["a", "b", "c"], style=s) == [
+        "John Doe III", "John Doe, Jr.", "Al Doe, Jr."]
+
+
+def test_an_empty_et_al_term_shows_nothing(tmp_path: Path) -> None:
+    s = style(tmp_path, '<locale><terms><term name="et-al"></term></terms></locale>'
+                        '<citation et-al-min="3" et-al-use-first="1"><layout>'
+                        '<names variable="author"/></layout></citation>')
+    item = {"id": "a", "type": "book", "author": [{"family": f, "given": "A"}
+                                                  for f in ("Doe", "Roe", "Poe")]}
+    assert format_citations([item], ["a"], style=s) == ["A Doe"]
+
+
+def test_year_suffixes_follow_first_citation_without_a_bibliography_sort(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation disambiguate-add-year-suffix="true">' + AUTHOR_YEAR)
+    items = [book(f"i{n}", "Smith", 1986, f"T{n}") for n in range(1, 13)]
+    got = format_citations(items, [[f"i{n}"] for n in range(1, 13)], style=s)
+    assert got == [f"(Smith 1986{c})" for c in "abcdefghijkl"]
+
+
+def test_givenname_disambiguation_rules_other_than_by_cite(tmp_path: Path) -> None:
+    def s(rule: str) -> str:
+        return style(tmp_path, '<citation disambiguate-add-givenname="true" '
+                               f'givenname-disambiguation-rule="{rule}"><layout delimiter="; ">'
+                               '<names variable="author"><name form="short" and="text" '
+                               'initialize-with=". "/></names></layout></citation>')
+
+    def cite(id_: str, *people: tuple[str, str]) -> dict[str, Any]:
+        return {"id": id_, "type": "book",
+                "author": [{"family": f, "given": g} for f, g in people]}
+
+    items = [cite("a", ("Roe", "Ann"), ("Doe", "John")),
+             cite("b", ("Roe", "Ann"), ("Doe", "Jane"), ("Poe", "Carl")),
+             cite("c", ("Poe", "Bea")), cite("d", ("Poe", "Carl"))]
+    ids = [["a", "b", "c", "d"]]
+    # the two Does have the same initials (given names then), the Poes do not (initials);
+    # the one Roe stays as she is, though every cite was told apart already
+    assert format_citations(items, ids, style=s("all-names")) == [
+        "Roe and John Doe; Roe, Jane Doe, and C. Poe; B. Poe; C. Poe"]
+    assert format_citations(items, ids, style=s("all-names-with-initials")) == [
+        "Roe and Doe; Roe, Doe, and C. Poe; B. Poe; C. Poe"]
+    # only the first name of each cite counts
+    assert format_citations(items, ids, style=s("primary-name")) == [
+        "Roe and Doe; Roe, Doe, and Poe; B. Poe; C. Poe"]
+
+
+def test_zotero_short_form_names_are_read(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout delimiter="; "><text variable="container-title" '
+                        'form="short"/></layout></citation>')
+    items = [{"id": "a", "type": "article-journal", "container-title": "Journal of Tides",
+              "journalAbbreviation": "J. Tides"},
+             {"id": "b", "type": "article-journal", "container-title": "Journal of Tides",
+              "journalAbbreviation": "J. Tides", "container-title-short": "JT"}]
+    assert format_citations(items, [["a", "b"]], style=s) == ["J. Tides; JT"]
+
+
+def test_names_min_on_a_sort_key(tmp_path: Path) -> None:
+    def s(key_attrs: str) -> str:
+        return style(tmp_path, '<macro name="author"><names variable="author"/></macro>'
+                               '<citation><layout><text variable="title"/></layout></citation>'
+                               f'<bibliography><sort><key macro="author" {key_attrs}/>'
+                               '<key variable="issued"/></sort><layout><text variable="title"/>'
+                               "</layout></bibliography>")
+
+    items = [{"id": "a", "type": "book", "title": "A", "issued": {"date-parts": [[1990]]},
+              "author": [{"family": "Smith"}, {"family": "Jones"}]},
+             {"id": "b", "type": "book", "title": "B", "issued": {"date-parts": [[2000]]},
+              "author": [{"family": "Smith"}, {"family": "Adams"}]}]
+    assert format_bibliography(items, style=s("")) == ["B", "A"]
+    # only the first name counts: the year decides
+    assert format_bibliography(items, style=s('names-min="1" names-use-first="1"')) == [
+        "A", "B"]
+
+
+def test_date_sort_keys_for_ranges_and_years_before_1(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><sort><key variable="issued"/></sort><layout delimiter="; ">'
+                        '<text variable="title"/></layout></citation>')
+
+    def dated(id_: str, *parts: list[int]) -> dict[str, Any]:
+        return {"id": id_, "type": "book", "title": id_, "issued": {"date-parts": list(parts)}}
+
+    items = [dated("range", [2000, 5], [2001, 5]), dated("single", [2000, 5]),
+             dated("ad54", [54]), dated("bc44", [-44]), dated("bc100", [-100])]
+    assert format_citations(items, [[i["id"] for i in items]], style=s) == [
+        "bc100; bc44; ad54; single; range"]
+
+
+def test_citation_labels(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation disambiguate-add-year-suffix="true"><sort>'
+                        '<key variable="citation-label"/></sort><layout delimiter="; ">'
+                        '<text variable="citation-label"/></layout></citation>')
+
+    def by(id_: str, year: int, *fams: str, **extra: Any) -> dict[str, Any]:
+        return {"id": id_, "type": "book", "title": id_, "issued": {"date-parts": [[year]]},
+                "author": [{"family": f} for f in fams], **extra}
+
+    items = [by("d", 1926, "Dalton", "Evans", "Fisher", "Green", "Hill"),
+             by("a1", 2000, "Asthma"), by("a2", 2000, "Asthma", title="other"),
+             by("b", 1998, "Brown", "van Chase"), by("c", 2001, "Cole", "Dee", "Eel"),
+             by("own", 1900, "Zed", **{"citation-label": "Mine1900"})]
+    assert format_citations(items, [[i["id"] for i in items]], style=s) == [
+        "Asth00a; Asth00b; BrCh98; CoDE01; DEFG26; Mine1900"]
+
+
+def test_punctuation_moves_into_the_innermost_quotes(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout suffix="." delimiter=", ">'
+                        '<text variable="title" quotes="true"/></layout></citation>')
+    items = [{"id": "a", "type": "book", "title": "This is 'The One'"},
+             {"id": "b", "type": "book", "title": "Why?"}]
+    assert format_citations(items, ["a", "b", ["b", "a"]], style=s) == [
+        "\u201cThis is \u2018The One.\u2019\u201d", "\u201cWhy?\u201d",
+        "\u201cWhy?,\u201d \u201cThis is \u2018The One.\u2019\u201d"]
+    # quotes inside italics keep the period out (as pandoc's engine)
+    s2 = style(tmp_path, '<citation><layout suffix="."><group font-style="italic">'
+                         '<text variable="title" quotes="true"/></group></layout></citation>')
+    got = Formatter([{"id": "c", "type": "book", "title": "Tides"}], style=s2).citations(["c"])
+    assert render(got[0], "html") == (
+        '<span class="refbook-cite-item" data-key="c"><em>\u201cTides\u201d</em></span>.')
+
+
+def test_cites_that_differ_only_when_first_are_told_apart_later_too(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation disambiguate-add-year-suffix="true" et-al-min="3" '
+                        'et-al-use-first="3" et-al-subsequent-min="1" '
+                        'et-al-subsequent-use-first="1"><layout delimiter="; ">'
+                        '<group delimiter=" "><names variable="author"><name form="short"/>'
+                        '</names><date variable="issued"><date-part name="year"/></date>'
+                        "</group></layout></citation>")
+
+    def by(id_: str, *fams: str) -> dict[str, Any]:
+        return {"id": id_, "type": "book", "issued": {"date-parts": [[2000]]},
+                "author": [{"family": f} for f in fams]}
+
+    items = [by("a", "Baur", "Fox", "Gill"), by("b", "Baur", "Hay", "Ives")]
+    # first cites differ, but both later cites would read "Baur et al. 2000"
+    assert format_citations(items, [["a", "b"], ["a", "b"]], style=s) == [
+        "Baur, Fox, Gill 2000a; Baur, Hay, Ives 2000b", "Baur et al. 2000a; Baur et al. 2000b"]
+
+
+def test_particles_written_into_csl_json_name_parts() -> None:
+    from refbook.csl import Name
+    from refbook.readers.csl_json import item_from_json
+
+    def names(*people: dict[str, Any]) -> tuple[Name, ...]:
+        return item_from_json({"id": "a", "type": "book", "author": list(people)}).name_list(
+            "author")
+
+    assert names({"family": "van Gogh", "given": "Vincent"},
+                 {"family": "Humboldt", "given": "Alexander von"},
+                 {"family": "al-One", "given": "Al"},
+                 {"family": "d'Aubignac", "given": "F."}) == (
+        Name(family="Gogh", given="Vincent", non_dropping_particle="van"),
+        Name(family="Humboldt", given="Alexander", dropping_particle="von"),
+        Name(family="One", given="Al", non_dropping_particle="al-"),
+        Name(family="Aubignac", given="F.", non_dropping_particle="d\u2019"))
+    # quoted: taken as written; told not to parse: neither
+    assert names({"family": '"van Dyke"', "given": "Dick"},
+                 {"family": "van Dyke", "given": "Dick", "parse-names": False}) == (
+        Name(family="van Dyke", given="Dick"), Name(family="van Dyke", given="Dick"))
+
+
+def test_quotes_in_a_style_value_and_apostrophes_in_nocase(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout><text value="Speak, \'friend\', and enter."/>'
+                        "</layout></citation>")
+    assert format_citations([book("a", "A", 1)], ["a"], style=s) == [
+        "Speak, \u201cfriend,\u201d and enter."]
+    assert markup_to_inlines('<span class="nocase">l\'a</span>') == (
+        Styled("nocase", (Text("l\u2019a"),)),)
+
+
+def test_a_particle_starting_with_an_apostrophe() -> None:
+    from refbook.csl import Name
+    from refbook.readers.csl_json import item_from_json
+
+    item = item_from_json({"id": "a", "type": "book",
+                           "author": [{"family": "in 't Veld", "given": "Jan"}]})
+    assert item.name_list("author") == (
+        Name(family="Veld", given="Jan", non_dropping_particle="in \u2019t"),)
+
+
+def test_no_delimiter_after_an_institution_before_the_last_name(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout><names variable="author"><name and="symbol" '
+                        'name-as-sort-order="all" delimiter-precedes-last="after-inverted-name"/>'
+                        "</names></layout></citation>")
+    items = [{"id": "a", "type": "book", "author": [{"literal": "Acme Board"},
+                                                    {"literal": "Zed Board"}]},
+             {"id": "b", "type": "book", "author": [{"family": "Doe", "given": "J."},
+                                                    {"family": "Roe", "given": "R."}]}]
+    assert format_citations(items, ["a", "b"], style=s) == [
+        "Acme Board & Zed Board", "Doe, J., & Roe, R."]
+
+
+def test_months_past_the_seasons() -> None:
+    from refbook.csl import DatePart
+    from refbook.readers.csl_json import item_from_json
+
+    def issued(*parts: int) -> DatePart | None:
+        d = item_from_json({"id": "a", "type": "book",
+                            "issued": {"date-parts": [list(parts)]}}).date("issued")
+        return d.start if d is not None else None
+
+    assert issued(1965, 13, 1) == DatePart(1965, 13, 1)  # spring
+    assert issued(1965, 17, 1) == DatePart(1965, 13, 1)  # spring again
+    assert issued(1965, 24, 0) == DatePart(1965, 16, 0)  # winter
+    assert issued(1965, 60, 1) == DatePart(1965, 0, 0)
+    assert issued(1965, -1, 1) == DatePart(1965, 0, 0)
+
+
+def test_quotes_in_field_values_are_read_in_linear_time() -> None:
+    from tests.growth import LIMIT, doubling_ratio
+
+    # every quote mark might open quoted text: whether one closes it is known in one pass
+    for piece in (" 'a b", 'x "y', "l'a "):
+        ratio = doubling_ratio(lambda n, _attempt, p=piece: p * n,  # type: ignore[misc]
+                               markup_to_inlines, 500)
+        assert ratio <= LIMIT, (piece, ratio)

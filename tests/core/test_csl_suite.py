@@ -1,0 +1,61 @@
+"""The official CSL processor test suite, run through the public API (``benchmarks/csl_suite.py``).
+
+The fixtures are third-party data and are not kept in this repository: they are read from
+``$REFBOOK_CSL_SUITE`` or from the shared test data (``shared/testdata/csl-test-suite/
+processor-tests/humans``). Every fixture not listed in ``tests/data/csl_suite_expected_failures.txt``
+must pass, and every listed one must still fail: a fixed feature is taken off the list, a
+regression shows at once.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from benchmarks.csl_suite import run_suite
+from tests.conftest import TESTDATA
+
+EXPECTED = Path(__file__).resolve().parents[1] / "data" / "csl_suite_expected_failures.txt"
+
+
+def suite_dir() -> Path:
+    env = os.environ.get("REFBOOK_CSL_SUITE")
+    if env:
+        return Path(env)
+    return TESTDATA / "csl-test-suite" / "processor-tests" / "humans"
+
+
+def expected_failures() -> dict[str, str]:
+    """fixture name -> our reason, from the one committed list"""
+    found: dict[str, str] = {}
+    for line in EXPECTED.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, reason = line.partition(" ")
+            found[name] = reason.strip()
+    return found
+
+
+def test_expected_failures_have_reasons() -> None:
+    listed = expected_failures()
+    assert listed
+    assert all(reason for reason in listed.values()), [k for k, v in listed.items() if not v]
+
+
+def test_csl_suite() -> None:
+    folder = suite_dir()
+    if not folder.is_dir():
+        pytest.skip(f"the CSL test suite's fixtures are not here ({folder}): they must be added "
+                    "to shared/testdata/csl-test-suite (the processor-tests/humans folder of "
+                    "github.com/citation-style-language/test-suite), or named by "
+                    "$REFBOOK_CSL_SUITE")
+    outcomes = run_suite(folder)
+    assert len(outcomes) > 800
+    listed = expected_failures()
+    failing = {o.name for o in outcomes if not o.passed}
+    newly_failing = sorted(failing - set(listed))
+    newly_passing = sorted(set(listed) - failing)
+    assert not newly_failing, [
+        (o.name, o.reason, o.expected, o.actual) for o in outcomes if o.name in newly_failing]
+    assert not newly_passing, f"these pass now: take them off {EXPECTED.name}: {newly_passing}"
