@@ -55,9 +55,10 @@ from mkdocs_refbook.rendering import (
     citation_html,
     entry_text,
 )
+from refbook import cachedir
 from refbook.codemask import mask_mkdocs_code
 from refbook.diagnostics import Code, Diagnostic
-from refbook.items import items_for
+from refbook.items import Items, items_for, save_items
 from refbook.models import Location
 from refbook.readers import read_bibliography
 from refbook.registry import CitationSite, Registry, Resolution
@@ -338,6 +339,9 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self._unused_key: tuple[Any, ...] | None = None
         self._check_key: tuple[Any, ...] | None = None
         self._check_keep: Bibliography | None = None
+        #: the persistent cache (``cache_dir``) as checked this build; None: not used
+        self._cache: cachedir.Prepared | None = None
+        self._cache_dir: str | None = None
         #: key → where it is cited, for back-links (computed once per build, when first needed)
         self._places: dict[str, list[tuple[str, str, str, str]]] | None = None
 
@@ -397,19 +401,25 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             # a --dirty build renders only changed pages: keep what the others contributed
             self.pages = {}
             self._page_objects = {}
-        self.bibliography = read_bibliography(self._settings.bib_files)
+        cache = self._settings.cache_dir
+        # checked once per build: a folder of another refbook version is cleared first
+        self._cache = cachedir.prepare(cache) if cache is not None else None
+        self._cache_dir = cache if self._cache is not None and self._cache.usable else None
+        self.bibliography = read_bibliography(self._settings.bib_files,
+                                              cache_dir=self._cache_dir)
         # read afresh every build: an edited .csl file (under `mkdocs serve`) has a new digest
         try:
             self.style = get_style(self._settings.style, locale=self._settings.locale)
         except StyleError as exc:  # the file changed into a broken one since on_config
             raise PluginError(f"refbook: {exc.diagnostic.format()}") from None
-        self.items = items_for(self.bibliography, self.style.language)
+        self.items = items_for(self.bibliography, self.style.language, memo_dir=self._cache_dir)
         check_key = (id(self.bibliography), self._settings.check)
         if check_key != self._check_key:
             # the rules run once per version of the .bib files (a page edit reuses the result)
             self._bib_checks = [
                 report.localize(d, self._settings, self._abs_doc)
-                for d in check_bibliography(self.bibliography, self._settings.check)]
+                for d in check_bibliography(self.bibliography, self._settings.check,
+                                            memo_dir=self._cache_dir)]
             self._check_key = check_key
             self._check_keep = self.bibliography  # keeps id() in the key meaningful
 
@@ -554,7 +564,10 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             # keys are looked up ignoring letter case, as mkdocs-bibtex (pybtex) does, each
             # such citation a key-case warning (docs/mkdocs-migration.md)
             self.resolution = registry.resolve(self.bibliography, self.items, self.style,
-                                               order=order, nocite=nocite, fold_case=True)
+                                               order=order, nocite=nocite, fold_case=True,
+                                               memo_dir=self._cache_dir)
+            if self._cache_dir is not None and isinstance(self.items, Items):
+                save_items(self.items, self._cache_dir)
             self._entry_map = dict(self.resolution.entries)
             self._entry_texts = {}
             self._resolve_key = key
@@ -896,6 +909,9 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         diagnostics = [*self._bib_checks,
                        *(report.localize(d, s, self._abs_doc) for d in citation_checks),
                        *self._unused]
+        cache_note = cachedir.note(self._cache)
+        if cache_note is not None:  # an info line: --strict stays green, the cache healed
+            report.log.info(cache_note)
         failing = report.report(diagnostics, s)
         if s.strict and failing:
             lines = "\n".join(d.format() for d in failing)
@@ -980,7 +996,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         ``to_title``, in one pass: a .bib value never becomes markup on every page.
         """
         assert self.resolution is not None
-        by_section: dict[str, dict[str, str]] = {}
+        by_section: dict[str, dict[str, Any]] = {}
         for site, shown in zip(data.sites, data.shown, strict=True):
             ir = self.resolution.citations.get((data.src_uri, site.index))
             if ir is not None:
@@ -993,18 +1009,22 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                     found += [text, " ".join(text.split())]
                 for form in found:
                     if form:
-                        forms.setdefault(form, to_title(ir))
+                        forms.setdefault(form, ir)
         if not by_section:
             return
-        patterns = {ident: re.compile("|".join(map(re.escape, sorted(forms, key=len, reverse=True))))
-                    for ident, forms in by_section.items()}
+        # compiled only for a title that holds a citation (few do): a pattern per section of
+        # every page cost more than the rest of this method
+        patterns: dict[str, re.Pattern[str]] = {}
 
         def fix(title: str, ident: str) -> str:
+            forms = by_section.get(ident)
+            if not forms or not any(form in title for form in forms):
+                return title
             pattern = patterns.get(ident)
             if pattern is None:
-                return title
-            forms = by_section[ident]
-            return pattern.sub(lambda m: forms[m.group(0)], title)
+                pattern = patterns[ident] = re.compile(
+                    "|".join(map(re.escape, sorted(forms, key=len, reverse=True))))
+            return pattern.sub(lambda m: to_title(forms[m.group(0)]), title)
 
         def walk(items: Sequence[AnchorLink]) -> None:
             for item in items:

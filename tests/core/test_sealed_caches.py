@@ -16,6 +16,7 @@ import pytest
 import refbook.validate as validation
 from refbook import bibcache, memo, sealed
 from refbook.config import Config
+from refbook.items import clear_memo as clear_items_memo
 from refbook.models import Bibliography
 from refbook.readers import read_bibliography
 from refbook.registry import Registry
@@ -54,6 +55,7 @@ def new_process() -> None:
     memo._SAVED_SIZES.clear()
     validation._MEMO.clear()
     bibcache.clear_memory_cache()
+    clear_items_memo()
     get_style("chicago-author-date").style().memo.clear()
 
 

@@ -1,0 +1,114 @@
+"""A host's persistent cache folder: checked for its format before use, and reported on.
+
+Where it sits: beside the caches that survive the process (``refbook.bibcache``'s parses,
+``refbook.memo``'s formatting and validation memos, the Sphinx extension's book). The hosts
+name a folder — MkDocs ``.cache/refbook`` next to ``mkdocs.yml``, Sphinx
+``<doctrees>/refbook-cache`` — and call :func:`prepare` once per build before anything reads
+it, and :func:`note` at the end for the one info line that says what was ignored.
+
+Why a marker file: every cache file's name already carries refbook's version, so a file of
+another version is never read; but without a check, every upgrade would leave the old files
+behind for ever (a CI cache restored run after run only grows). The folder holds a ``VERSION``
+file; when it names another format or refbook version (or is missing, unreadable or not ours),
+refbook's own files in the folder are deleted and the cache starts afresh. Nothing else in the
+folder is touched, and nothing in it is ever trusted: each file is sealed (``refbook.sealed``).
+
+The folder is safe to delete at any time (the next build is a cold one and fills it again),
+and safe to keep between CI runs: files are written atomically and read only after their HMAC
+checks out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from refbook import __version__, sealed
+
+__all__ = ["FORMAT", "MARKER", "Prepared", "note", "prepare"]
+
+#: Bumped when the folder's layout changes (what :func:`prepare` accepts as "ours").
+FORMAT = 2
+#: The marker file's name and the line it holds.
+MARKER = "VERSION"
+_STAMP = f"refbook-cache {FORMAT} refbook {__version__}\n"
+# The standard tag (https://bford.info/cachedir/): backup tools skip the folder.
+_TAG_NAME = "CACHEDIR.TAG"
+_TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
+        "# This folder is a cache written by refbook; it is safe to delete.\n")
+# What refbook writes there (sealed files, their temporary names, the markers): only these
+# are deleted when the folder is reset.
+_OURS = (".pickle", ".sealed")
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """What :func:`prepare` found: whether the folder can be used, and what was reset."""
+
+    folder: Path
+    usable: bool
+    #: the marker named another version or format (or was missing from a non-empty folder)
+    reset_from: str | None = None
+
+
+def prepare(folder: str | os.PathLike[str]) -> Prepared:
+    """Make ``folder`` ready for this refbook: create it, check its marker, reset it when the
+    marker is foreign. Best effort: a folder that cannot be created or written is reported
+    unusable (the host builds without a cache), never an error."""
+    path = Path(folder)
+    marker = path / MARKER
+    try:
+        found = marker.read_text(encoding="utf-8", errors="replace")[:200] \
+            if marker.is_file() else None
+    except OSError:
+        found = None
+    if found == _STAMP:
+        return Prepared(path, usable=True)
+    reset_from: str | None = None
+    try:
+        existing = [p for p in path.iterdir() if p.name not in (MARKER, _TAG_NAME)] \
+            if path.is_dir() else []
+    except OSError:
+        existing = []
+    if found is not None or existing:
+        reset_from = (found or "").strip() or "an unknown version"
+        for p in existing:
+            if p.suffix in _OURS and p.is_file() and not p.is_symlink():
+                with contextlib.suppress(OSError):
+                    p.unlink()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        tmp = path / f".tmp-{os.getpid()}-{MARKER}"
+        tmp.write_text(_STAMP, encoding="utf-8")
+        os.replace(tmp, marker)
+        tag = path / _TAG_NAME
+        if not tag.exists():
+            tag.write_text(_TAG, encoding="utf-8")
+    except OSError:
+        return Prepared(path, usable=False, reset_from=reset_from)
+    return Prepared(path, usable=True, reset_from=reset_from)
+
+
+def note(prepared: Prepared | None) -> str | None:
+    """The one info line for the host to log about its cache this build (``None``: nothing to
+    say). It covers :func:`prepare`'s reset and every cache file ``refbook.sealed`` refused
+    since the last call (corrupt, truncated, planted, sealed with another key)."""
+    rejected = sealed.take_rejected()
+    if prepared is None:
+        return None
+    where = str(prepared.folder)
+    if not prepared.usable:
+        return f"the cache folder {where} cannot be written; building without a cache"
+    mine = [p for p in rejected if p.parent == prepared.folder]
+    parts = []
+    if prepared.reset_from is not None:
+        parts.append(f"was written by {prepared.reset_from}; it was cleared")
+    if mine:
+        names = ", ".join(p.name for p in mine[:3]) + (", …" if len(mine) > 3 else "")
+        parts.append(f"had {len(mine)} unreadable file(s) ({names}: corrupt, truncated or not "
+                     f"written by this machine's refbook), ignored and rebuilt")
+    if not parts:
+        return None
+    return f"the cache in {where} " + " and ".join(parts)
