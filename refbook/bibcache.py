@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CACHE_DIR_ENV",
+    "FORMAT",
     "Lru",
     "bibliographies",
     "cache_dir_from_env",
@@ -41,13 +42,16 @@ __all__ = [
     "disk_store",
     "parse_key",
     "parsed_files",
+    "piece_tables",
 ]
 
 #: Environment variable naming the on-disk cache directory (unset or empty: no disk cache).
 CACHE_DIR_ENV = "REFBOOK_CACHE_DIR"
 
 # Part of every key: a new refbook version or a change of the cached shape starts afresh.
-_FORMAT = f"refbook-bibcache-1/{__version__}"
+_FORMAT = f"refbook-bibcache-2/{__version__}"
+#: the same, public: other caches of parses (``refbook.readers.chunks``) key by it too
+FORMAT = _FORMAT
 
 K = TypeVar("K", bound="Hashable")
 V = TypeVar("V")
@@ -90,10 +94,15 @@ parsed_files: Lru[str, ParseResult] = Lru(64)
 bibliographies: Lru[tuple[tuple[str, str], ...], Bibliography] = Lru(8)
 
 
+#: File name → the parsed pieces of its last version read (``refbook.readers.chunks``).
+piece_tables: Lru[str, dict[str, object]] = Lru(64)
+
+
 def clear_memory_cache() -> None:
     """Forget everything held in memory (tests and benchmarks use it for cold reads)."""
     parsed_files.clear()
     bibliographies.clear()
+    piece_tables.clear()
 
 
 def digest(data: bytes) -> str:
