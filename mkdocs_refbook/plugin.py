@@ -55,10 +55,10 @@ from mkdocs_refbook.rendering import (
     citation_html,
     entry_text,
 )
-from refbook import cachedir
+from refbook import __version__, bibcache, cachedir, sealed
 from refbook.codemask import mask_mkdocs_code
 from refbook.diagnostics import Code, Diagnostic
-from refbook.items import Items, items_for, save_items
+from refbook.items import Items, items_for, load_items, save_items
 from refbook.models import Location
 from refbook.readers import read_bibliography
 from refbook.registry import CitationSite, Registry, Resolution
@@ -342,6 +342,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         #: the persistent cache (``cache_dir``) as checked this build; None: not used
         self._cache: cachedir.Prepared | None = None
         self._cache_dir: str | None = None
+        self._bib_digest = ""
         #: key → where it is cited, for back-links (computed once per build, when first needed)
         self._places: dict[str, list[tuple[str, str, str, str]]] | None = None
 
@@ -412,16 +413,47 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             self.style = get_style(self._settings.style, locale=self._settings.locale)
         except StyleError as exc:  # the file changed into a broken one since on_config
             raise PluginError(f"refbook: {exc.diagnostic.format()}") from None
-        self.items = items_for(self.bibliography, self.style.language, memo_dir=self._cache_dir)
+        self.items = items_for(self.bibliography, self.style.language)
+        # what the cache folder's book-wide results are keyed by (cheap: a digest per file)
+        self._bib_digest = (bibcache.files_digest(self._settings.bib_files)
+                            if self._cache_dir is not None else "")
         check_key = (id(self.bibliography), self._settings.check)
         if check_key != self._check_key:
-            # the rules run once per version of the .bib files (a page edit reuses the result)
-            self._bib_checks = [
-                report.localize(d, self._settings, self._abs_doc)
-                for d in check_bibliography(self.bibliography, self._settings.check,
-                                            memo_dir=self._cache_dir)]
+            # the rules run once per version of the .bib files (a page edit reuses the result),
+            # and once per version in the cache folder (a new build process reuses it)
+            checks = self._cached("bib-checks", (self._bib_digest, self._settings.check))
+            if not isinstance(checks, tuple):
+                checks = tuple(check_bibliography(self.bibliography, self._settings.check,
+                                                  memo_dir=self._cache_dir))
+                self._store("bib-checks", (self._bib_digest, self._settings.check), checks)
+            self._bib_checks = [report.localize(d, self._settings, self._abs_doc)
+                                for d in checks]
             self._check_key = check_key
             self._check_keep = self.bibliography  # keeps id() in the key meaningful
+
+    # -- the cache folder's book-wide results ------------------------------------------------
+
+    def _cache_file(self, kind: str) -> Any:
+        from pathlib import Path
+
+        from refbook.memo import code_stamp
+
+        assert self._cache_dir is not None
+        return Path(self._cache_dir) / f"{kind}-{__version__}-{code_stamp()}.pickle"
+
+    def _cached(self, kind: str, key: tuple[Any, ...]) -> object:
+        """The result stored under ``kind`` if it was made from inputs equal to ``key`` (compared
+        as values, after the file's seal checked out), else ``None``."""
+        if self._cache_dir is None:
+            return None
+        found = sealed.load(self._cache_file(kind))
+        if isinstance(found, tuple) and len(found) == 2 and found[0] == key:
+            return found[1]
+        return None
+
+    def _store(self, kind: str, key: tuple[Any, ...], value: object) -> None:
+        if self._cache_dir is not None:
+            sealed.dump((key, value), self._cache_file(kind))
 
     # -- the references page -----------------------------------------------------------------
 
@@ -558,16 +590,25 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                tuple((u, tuple((x.citation.refs, x.citation.mode) for x in sites[u]))
                      for u in order))
         if key != self._resolve_key or self.resolution is None:
-            registry = Registry()
-            for uri in order:
-                registry.add_sites(uri, sites[uri])
-            # keys are looked up ignoring letter case, as mkdocs-bibtex (pybtex) does, each
-            # such citation a key-case warning (docs/mkdocs-migration.md)
-            self.resolution = registry.resolve(self.bibliography, self.items, self.style,
-                                               order=order, nocite=nocite, fold_case=True,
-                                               memo_dir=self._cache_dir)
-            if self._cache_dir is not None and isinstance(self.items, Items):
-                save_items(self.items, self._cache_dir)
+            # a new build process with the same inputs takes the book from the cache folder
+            disk_key = (self._bib_digest, self.style.language, *key[1:])
+            found = self._cached("resolution", disk_key)
+            if isinstance(found, Resolution):
+                self.resolution = found
+            else:
+                registry = Registry()
+                for uri in order:
+                    registry.add_sites(uri, sites[uri])
+                if self._cache_dir is not None:
+                    load_items(self._cache_dir)
+                # keys are looked up ignoring letter case, as mkdocs-bibtex (pybtex) does, each
+                # such citation a key-case warning (docs/mkdocs-migration.md)
+                self.resolution = registry.resolve(self.bibliography, self.items, self.style,
+                                                   order=order, nocite=nocite, fold_case=True,
+                                                   memo_dir=self._cache_dir)
+                if self._cache_dir is not None and isinstance(self.items, Items):
+                    save_items(self.items, self._cache_dir)
+                self._store("resolution", disk_key, self.resolution)
             self._entry_map = dict(self.resolution.entries)
             self._entry_texts = {}
             self._resolve_key = key

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from refbook import __version__, sealed
 
 if TYPE_CHECKING:
-    from collections.abc import Hashable
+    from collections.abc import Hashable, Sequence
 
     from refbook.models import Bibliography
     from refbook.readers.bibtex import ParseResult
@@ -40,6 +40,7 @@ __all__ = [
     "digest",
     "disk_load",
     "disk_store",
+    "files_digest",
     "parse_key",
     "parsed_files",
     "piece_tables",
@@ -108,6 +109,19 @@ def clear_memory_cache() -> None:
 def digest(data: bytes) -> str:
     """Hex digest of a file's bytes (BLAKE2b: several hundred MB/s, collision-safe)."""
     return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+
+def files_digest(paths: Sequence[str]) -> str:
+    """A digest of the bibliography files' names and bytes (a missing file counts apart): what
+    a host keys its cached book-wide results by."""
+    h = hashlib.blake2b(digest_size=20)
+    for p in paths:
+        h.update(os.fsencode(p) + b"\0")
+        try:
+            h.update(digest(Path(p).read_bytes()).encode("ascii"))
+        except OSError:
+            h.update(b"\1missing")
+    return h.hexdigest()
 
 
 def parse_key(file: str, content_digest: str, macros: tuple[tuple[str, str], ...]) -> str:

@@ -97,8 +97,13 @@ def items_for(bibliography: Bibliography, language: str = "en-US", *,
     in use (``CslStyle.language``). ``memo_dir``: a host's cache folder whose conversions are
     reused (write them back with :func:`save_items`)."""
     if memo_dir is not None:
-        load_memo(_MEMO, _memo_file(memo_dir))
+        load_items(memo_dir)
     return Items(bibliography, language)
+
+
+def load_items(memo_dir: str) -> None:
+    """Take in the conversions the cache folder holds (once per process and folder)."""
+    load_memo(_MEMO, _memo_file(memo_dir))
 
 
 def save_items(items: Items, memo_dir: str) -> None:
