@@ -421,11 +421,13 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         if check_key != self._check_key:
             # the rules run once per version of the .bib files (a page edit reuses the result),
             # and once per version in the cache folder (a new build process reuses it)
-            checks = self._cached("bib-checks", (self._bib_digest, self._settings.check))
-            if not isinstance(checks, tuple):
-                checks = tuple(check_bibliography(self.bibliography, self._settings.check,
-                                                  memo_dir=self._cache_dir))
-                self._store("bib-checks", (self._bib_digest, self._settings.check), checks)
+            checks = cachedir.unpack_diagnostics(
+                self._cached("bib-checks", (self._bib_digest, self._settings.check)))
+            if checks is None:
+                checks = check_bibliography(self.bibliography, self._settings.check,
+                                            memo_dir=self._cache_dir)
+                self._store("bib-checks", (self._bib_digest, self._settings.check),
+                            cachedir.pack_diagnostics(checks))
             self._bib_checks = [report.localize(d, self._settings, self._abs_doc)
                                 for d in checks]
             self._check_key = check_key
@@ -938,11 +940,18 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             for k in x.citation.keys})
         unused_key = (self._check_key, used)
         if unused_key != self._unused_key:
-            # thousands on a shared bibliography: configured and located once per citation set
-            unused = (unused_entries(self.bibliography, used)
-                      if s.check.enabled(Code.UNUSED_ENTRY) else [])
-            self._unused = [report.localize(d, s, self._abs_doc)
-                            for d in apply_config(unused, s.check, self.bibliography)]
+            # thousands on a shared bibliography: configured and located once per citation set,
+            # and kept in the cache folder for the next build process
+            disk_key = (self._bib_digest, s.check, s.root, tuple(sorted(used)))
+            found = cachedir.unpack_diagnostics(self._cached("unused", disk_key))
+            if found is not None:
+                self._unused = found
+            else:
+                unused = (unused_entries(self.bibliography, used)
+                          if s.check.enabled(Code.UNUSED_ENTRY) else [])
+                self._unused = [report.localize(d, s, self._abs_doc)
+                                for d in apply_config(unused, s.check, self.bibliography)]
+                self._store("unused", disk_key, cachedir.pack_diagnostics(self._unused))
             self._unused_key = unused_key
         page_problems = [d for u in order for d in self.pages[u].problems]
         citation_checks = apply_config([*resolution_diagnostics, *page_problems], s.check,

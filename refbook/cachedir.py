@@ -24,10 +24,17 @@ import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from refbook import __version__, sealed
+from refbook.diagnostics import Code, Diagnostic, Severity
+from refbook.models import Location
 
-__all__ = ["FORMAT", "MARKER", "Prepared", "note", "prepare"]
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+__all__ = ["FORMAT", "MARKER", "Prepared", "note", "pack_diagnostics", "prepare",
+           "unpack_diagnostics"]
 
 #: Bumped when the folder's layout changes (what :func:`prepare` accepts as "ours").
 FORMAT = 2
@@ -112,3 +119,36 @@ def note(prepared: Prepared | None) -> str | None:
     if not parts:
         return None
     return f"the cache in {where} " + " and ".join(parts)
+
+
+# Diagnostics as plain tuples of strings and numbers: unpickling thousands of dataclasses (one
+# Python-level ``__setstate__`` each, their enums looked up by reduce) costs more than building
+# them again from tuples.
+_Packed = tuple[str, str, str | None, int, str, str, str, str | None]
+
+
+def pack_diagnostics(diagnostics: Iterable[Diagnostic]) -> tuple[_Packed, ...]:
+    """``diagnostics`` in the form :func:`unpack_diagnostics` reads back."""
+    return tuple((d.code.name, d.message,
+                  d.location.file if d.location is not None else None,
+                  d.location.line if d.location is not None else 0,
+                  d.hint, d.key, d.field, d.severity.name if d.severity is not None else None)
+                 for d in diagnostics)
+
+
+def unpack_diagnostics(packed: object) -> list[Diagnostic] | None:
+    """The diagnostics of :func:`pack_diagnostics`; ``None`` for anything of another shape (a
+    file of an older layout is a miss)."""
+    if not isinstance(packed, tuple):
+        return None
+    codes, severities = Code.__members__, Severity.__members__
+    out = []
+    try:
+        for code, message, file, line, hint, key, field, severity in packed:
+            out.append(Diagnostic(codes[code], message,
+                                  Location(file, line) if file is not None else None,
+                                  hint, key, field,
+                                  severities[severity] if severity is not None else None))
+    except (KeyError, TypeError, ValueError):
+        return None
+    return out
