@@ -174,21 +174,28 @@ ROWS = (("cold", "cold build (new process)"),
         ("bib", "serve: .bib edit"))
 
 
-def measure(root: Path, tool: str, rounds: int) -> dict[str, float]:
+def measure(roots: dict[str, Path], rounds: int) -> dict[str, dict[str, float]]:
     """Best of ``rounds`` for each row (the machine is shared: the best run is the least
-    disturbed), and the largest peak RSS of the cold builds."""
-    cold_build(root)  # untimed: compiles every module's bytecode once, as an install has it
-    colds = [cold_build(root) for _ in range(rounds)]
-    result = {"cold": min(t for t, _ in colds), "rss": max(m for _, m in colds)}
-    if tool == "refbook":
-        cold_build(root)  # fills the cache
-        warms = [cold_build(root, keep_cache=True) for _ in range(rounds)]
-        result["warm"] = min(t for t, _ in warms)
-        result["rss_warm"] = max(m for _, m in warms)
-    else:  # nothing of theirs survives the process: the same as a cold build
-        result["warm"], result["rss_warm"] = result["cold"], result["rss"]
-    result.update(rebuild(root, rounds))
-    return result
+    disturbed), the tools interleaved within each round so that a busy moment hits them all,
+    and the largest peak RSS of each kind of build."""
+    for root in roots.values():
+        cold_build(root)  # untimed: compiles every module's bytecode once, as an install has it
+    runs: dict[str, dict[str, list[tuple[float, float]]]] = {
+        tool: {"cold": [], "warm": []} for tool in roots}
+    for _ in range(rounds):
+        for tool, root in roots.items():
+            runs[tool]["cold"].append(cold_build(root))
+            if tool == "refbook":  # the cache the cold build just wrote, as a CI cache restores it
+                runs[tool]["warm"].append(cold_build(root, keep_cache=True))
+    results: dict[str, dict[str, float]] = {}
+    for tool in roots:
+        warm = runs[tool]["warm"] or runs[tool]["cold"]  # the others keep nothing: same as cold
+        results[tool] = {"cold": min(t for t, _ in runs[tool]["cold"]),
+                         "rss": max(m for _, m in runs[tool]["cold"]),
+                         "warm": min(t for t, _ in warm), "rss_warm": max(m for _, m in warm)}
+    for tool, root in roots.items():
+        results[tool].update(rebuild(root, rounds))
+    return results
 
 
 def run(entries: list[int], rounds: int) -> None:
@@ -199,11 +206,9 @@ def run(entries: list[int], rounds: int) -> None:
     for n in entries:
         print(f"\n== MkDocs: {PAGES} pages x {CITES_PER_PAGE} citations, {n} bibliography "
               f"entries (best of {rounds}; seconds; ratio to plain MkDocs) ==", flush=True)
-        results: dict[str, dict[str, float]] = {}
         with tempfile.TemporaryDirectory() as tmp:
-            for tool in TOOLS:
-                root = make_project(Path(tmp) / tool, tool, n)
-                results[tool] = measure(root, tool, rounds)
+            roots = {tool: make_project(Path(tmp) / tool, tool, n) for tool in TOOLS}
+            results = measure(roots, rounds)
         plain, bibtex, ours = results["plain"], results["mkdocs-bibtex"], results["refbook"]
         print(f"{'':28s}{'plain':>10s}{'mkdocs-bibtex':>22s}{'refbook':>22s}{'refbook/bibtex':>16s}")
         for what, label in ROWS:
