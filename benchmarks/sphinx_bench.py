@@ -87,26 +87,17 @@ def build(root: Path) -> float:
     return elapsed
 
 
-def run_tool(base: Path, entries: int, tool: str, rounds: int) -> dict[str, float]:
-    """Each step ``rounds`` times (best kept: the machine is shared); the cold build starts
-    from a fresh output folder each time."""
-    root = base / f"{tool}-{entries}"
-    generate(root, entries, tool)
-    build(root)  # untimed: compiles every module's bytecode once, as an install has it
-    PEAK.pop(root.name)
-    times: dict[str, list[float]] = {step: [] for step in STEPS}
-    for r in range(rounds):
-        shutil.rmtree(root / "out")
-        times["cold"].append(build(root))
-        times["no-op"].append(build(root))
+def edit(root: Path, step: str, r: int) -> None:
+    """The change before a step's build (round ``r``: a different change each round)."""
+    if step == "edit chapter":
         ch = root / "src" / "ch05.rst"
         ch.write_text(ch.read_text(encoding="utf-8") + f"\nOne more paragraph {r}.\n",
                       encoding="utf-8")
-        times["edit chapter"].append(build(root))
+    elif step == "edit a citation":
         ch = root / "src" / "ch07.rst"
         text = ch.read_text(encoding="utf-8")
         ch.write_text(re.sub(r"key\d{5}", f"key{r + 1:05d}", text, count=1), encoding="utf-8")
-        times["edit a citation"].append(build(root))
+    elif step == "edit .bib entry":
         bib = root / "src" / "refs.bib"
         text = bib.read_text(encoding="utf-8")
         cited = re.search(r"key\d{5}", (root / "src" / "ch00.rst").read_text(encoding="utf-8"))
@@ -114,11 +105,30 @@ def run_tool(base: Path, entries: int, tool: str, rounds: int) -> dict[str, floa
         text = re.sub(rf"(@article{{{key},(?:.|\n)*?year = {{)(\d+)", rf"\g<1>{2099 - r}", text,
                       count=1)
         bib.write_text(text, encoding="utf-8")
-        times["edit .bib entry"].append(build(root))
-    best = {step: min(values) for step, values in times.items()}
-    best["peak RSS (MB)"] = PEAK[root.name]
-    shutil.rmtree(root)
-    return best
+    elif step == "cold":
+        shutil.rmtree(root / "out", ignore_errors=True)
+
+
+def run_tools(base: Path, entries: int, rounds: int) -> dict[str, dict[str, float]]:
+    """Each step ``rounds`` times, the best kept (the machine is shared), the tools interleaved
+    step by step so that a busy moment hits them all."""
+    roots = {tool: base / f"{tool}-{entries}" for tool in TOOLS}
+    for tool, root in roots.items():
+        generate(root, entries, tool)
+        build(root)  # untimed: compiles every module's bytecode once, as an install has it
+        PEAK.pop(root.name)
+    times: dict[str, dict[str, list[float]]] = {t: {s: [] for s in STEPS} for t in TOOLS}
+    for r in range(rounds):
+        for step in STEPS:
+            for tool, root in roots.items():
+                edit(root, step, r)
+                times[tool][step].append(build(root))
+    results = {}
+    for tool, root in roots.items():
+        results[tool] = {step: min(v) for step, v in times[tool].items()}
+        results[tool]["peak RSS (MB)"] = PEAK[root.name]
+        shutil.rmtree(root)
+    return results
 
 
 def main() -> None:
@@ -135,7 +145,7 @@ def main() -> None:
     os.environ.setdefault("PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / "bench-pycache"))
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
-            results = {tool: run_tool(Path(tmp), n, tool, args.rounds) for tool in TOOLS}
+            results = run_tools(Path(tmp), n, args.rounds)
             print(f"\n== Sphinx: {CHAPTERS} chapters, {n} entries (best of {args.rounds}; "
                   f"seconds; ratio to plain Sphinx) ==")
             print(f"{'step':<17}" + "".join(f"{t:>28}" for t in TOOLS))
