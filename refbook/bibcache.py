@@ -8,9 +8,10 @@ serve``) of an unchanged book therefore costs one hash per file.
 The memory cache is a small LRU shared by the whole process. The disk cache is opt-in: a
 directory passed by the caller or named by ``REFBOOK_CACHE_DIR``; it holds one sealed pickle per
 parsed file (``refbook.sealed``: unpickled only after its HMAC, made with a key kept outside the
-directory, checks out). A cache file that cannot be read (corrupt, truncated, from another
-refbook version, written with another key, planted) is ignored and rewritten; a directory that
-cannot be written is simply not used.
+directory, checks out), named after the file (:func:`file_slot`) and holding the key of the
+content it was parsed from, so an edit replaces it instead of adding a file. A cache file that
+cannot be read (corrupt, truncated, from another refbook version, written with another key,
+planted) is ignored and rewritten; a directory that cannot be written is simply not used.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ __all__ = [
     "digest",
     "disk_load",
     "disk_store",
+    "file_slot",
     "files_digest",
     "parse_key",
     "parsed_files",
@@ -109,6 +111,12 @@ def clear_memory_cache() -> None:
 def digest(data: bytes) -> str:
     """Hex digest of a file's bytes (BLAKE2b: several hundred MB/s, collision-safe)."""
     return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+
+def file_slot(file: str) -> str:
+    """The name (without suffix) of the disk cache file of one ``.bib`` file's parse: one per
+    file name, so a new version of the file replaces the old one's parse."""
+    return digest(f"{_FORMAT}\0{file}".encode("utf-8", "surrogatepass"))
 
 
 def files_digest(paths: Sequence[str]) -> str:

@@ -138,7 +138,11 @@ def _parse_cached(
     if result is not None:
         return result
     if disk is not None:
-        loaded = _unpack(bibcache.disk_load(disk, key))
+        stored = bibcache.disk_load(disk, bibcache.file_slot(name))
+        # one file per .bib file (rewritten on a change, so old versions never pile up), holding
+        # the key of the content it was parsed from
+        loaded = (_unpack(stored[1]) if isinstance(stored, tuple) and len(stored) == 2
+                  and stored[0] == key else None)
         if loaded is not None:
             bibcache.parsed_files.put(key, loaded)
             return loaded
@@ -161,7 +165,7 @@ def _parse_cached(
     if disk is not None:
         packed = _pack(result, name)
         if packed is not None:
-            bibcache.disk_store(disk, key, packed)
+            bibcache.disk_store(disk, bibcache.file_slot(name), (key, packed))
     return result
 
 

@@ -84,6 +84,10 @@ def test_an_edit_reparses_only_the_edited_entry_and_shifts_the_rest(
     assert third.diagnostics
     assert third.diagnostics[0].location.line == broken[:broken.index("year = {2046}")].count(
         "\n") + 1
+    if disk:  # one file for the parse, one for its pieces: versions replace each other
+        names = sorted(p.name for p in (tmp_path / "cache").iterdir())
+        assert len(names) == 2, names
+        assert sum(n.startswith("chunks-") for n in names) == 1
 
 
 def test_a_macro_edit_reparses_the_entries_after_it(tmp_path: Path, counted: list[int]) -> None:
