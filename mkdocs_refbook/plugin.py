@@ -221,6 +221,15 @@ def _command_pattern(*commands: str) -> re.Pattern[str]:
     return re.compile("|".join(map(re.escape, sorted(commands, key=len, reverse=True))))
 
 
+def _inside(path: str, folder: str) -> bool:
+    """Whether ``path`` is ``folder`` or lies under it."""
+    try:
+        return os.path.commonpath([os.path.abspath(path), os.path.abspath(folder)]) == \
+            os.path.abspath(folder)
+    except ValueError:  # other drives
+        return False
+
+
 def _label(footnote_format: str, key: str) -> str:
     """A footnote label (mkdocs-bibtex's ``footnote_format``); "]" would end it."""
     return footnote_format.replace("{key}", key).replace("]", "")
@@ -361,6 +370,13 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self.settings = settings_from(self.config, config.config_file_path, self._given)
+        cache = self.settings.cache_dir
+        if cache is not None and _inside(cache, config.docs_dir):
+            # its files would be copied into the site, and `mkdocs serve` would rebuild on
+            # every write of the cache, for ever
+            msg = (f"refbook: 'cache_dir' ({cache}) is inside docs_dir ({config.docs_dir}); "
+                   "put it next to mkdocs.yml (the default is .cache/refbook) or set it to false")
+            raise PluginError(msg)
         # MkDocs types the list as names, but Python-Markdown takes Extension instances too;
         # only this plugin's instance renders for it (not one left by an earlier config)
         exts: list[Any] = config.markdown_extensions

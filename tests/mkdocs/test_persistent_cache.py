@@ -214,3 +214,17 @@ def test_cache_dir_moves_the_cache_and_a_folder_that_cannot_be_written_only_cost
     folder = project.root / "build-cache" / "rb"
     expected = f"refbook: the cache folder {folder} cannot be written; building without a cache"
     assert infos == [expected]
+
+
+def test_a_cache_dir_inside_docs_dir_is_refused(project: Project) -> None:
+    """Its files would be copied into the site and ``mkdocs serve`` would rebuild for ever."""
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import PluginError
+
+    make(project, cache_dir="docs/.cache")
+    cfg = load_config(config_file=str(project.root / "mkdocs.yml"))
+    with pytest.raises(PluginError, match=r"'cache_dir' .* is inside docs_dir"):
+        cfg.plugins.on_config(cfg)
+    make(project, cache_dir="docs-cache")  # a sibling whose name starts the same: fine
+    cfg = load_config(config_file=str(project.root / "mkdocs.yml"))
+    cfg.plugins.on_config(cfg)
