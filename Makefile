@@ -61,4 +61,4 @@ bench: $(STAMP)
 ci: test test-sphinx-matrix
 
 clean:
-	rm -rf $(VENV) .venv-matrix example_book/_build .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-matrix example_book/_build example_book/.cache .pytest_cache .mypy_cache .ruff_cache
