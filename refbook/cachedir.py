@@ -60,17 +60,37 @@ class Prepared:
     reset_from: str | None = None
 
 
+# Folders prepared by this process (a host may ask several times per build, and `mkdocs serve`
+# once per rebuild): checked once; a reset is reported once.
+_PREPARED: dict[Path, Prepared] = {}
+_REPORTED: set[Path] = set()
+
+
 def prepare(folder: str | os.PathLike[str]) -> Prepared:
     """Make ``folder`` ready for this refbook: create it, check its marker, reset it when the
     marker is foreign. Best effort: a folder that cannot be created or written is reported
-    unusable (the host builds without a cache), never an error."""
+    unusable (the host builds without a cache), never an error. Call it before anything reads
+    or writes the folder (once per process is enough; later calls return the first answer)."""
     path = Path(folder)
+    done = _PREPARED.get(path)
+    if done is not None and done.usable and _marker(path) == _STAMP:
+        return done
+    _PREPARED[path] = found = _prepare(path)
+    return found
+
+
+def _marker(path: Path) -> str | None:
     marker = path / MARKER
     try:
-        found = marker.read_text(encoding="utf-8", errors="replace")[:200] \
+        return marker.read_text(encoding="utf-8", errors="replace")[:200] \
             if marker.is_file() else None
     except OSError:
-        found = None
+        return None
+
+
+def _prepare(path: Path) -> Prepared:
+    marker = path / MARKER
+    found = _marker(path)
     if found == _STAMP:
         return Prepared(path, usable=True)
     reset_from: str | None = None
@@ -110,7 +130,8 @@ def note(prepared: Prepared | None) -> str | None:
         return f"the cache folder {where} cannot be written; building without a cache"
     mine = [p for p in rejected if p.parent == prepared.folder]
     parts = []
-    if prepared.reset_from is not None:
+    if prepared.reset_from is not None and prepared.folder not in _REPORTED:
+        _REPORTED.add(prepared.folder)
         parts.append(f"was written by {prepared.reset_from}; it was cleared")
     if mine:
         names = ", ".join(p.name for p in mine[:3]) + (", …" if len(mine) > 3 else "")

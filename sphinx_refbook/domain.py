@@ -167,6 +167,7 @@ class RefbookDomain(Domain):
         if not anys or config_problems(self.env.config):
             return
         cache = str(Path(self.env.doctreedir) / "refbook-cache")
+        cachedir.prepare(cache)  # before the first read of the folder (resolve reports on it)
         bibfiles = self.bibfiles()
         keys = set(read_bibliography(bibfiles, cache_dir=cache).keys())
         for path in bibfiles:

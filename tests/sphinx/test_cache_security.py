@@ -29,6 +29,7 @@ KINDS = {
     "validation": r"validation-.*\.pickle",           # the validation memo (refbook.validate)
     "style": r"style-.*\.pickle",                     # the formatting memo (refbook.styles)
     "parse": r"[0-9a-f]{40}\.pickle",                 # the parse cache (refbook.bibcache)
+    "chunks": r"chunks-[0-9a-f]{40}\.pickle",         # its pieces (refbook.readers.chunks)
 }
 
 
