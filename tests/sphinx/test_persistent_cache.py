@@ -84,3 +84,20 @@ def test_a_damaged_cache_is_ignored_with_one_info_line(how: str, copy_root: Call
     again = sphinx_build(src, tmp_path / "out", doctrees)
     assert cache_lines(again) == []
     assert html_tree(tmp_path / "out") == first
+
+
+def test_an_any_citation_read_before_the_book_says_nothing_about_the_cache(
+        copy_root: Callable[[str], Path], tmp_path: Path) -> None:
+    """``:any:`key``` reads the ``.bib`` files (through the cache folder) while pages are read,
+    before the book is resolved: the folder must already be prepared then, or its first files
+    look like a foreign cache (an info line on every first build)."""
+    src = copy_root("modes")
+    with (src / "one.rst").open("a", encoding="utf-8") as fh:
+        fh.write("\nAlso :any:`knuth1984`.\n")
+    doctrees = tmp_path / "doctrees"
+    first = sphinx_build(src, tmp_path / "out", doctrees)
+    assert (first.returncode, first.stderr) == (0, "")
+    assert cache_lines(first) == []
+    assert "Knuth" in (tmp_path / "out" / "one.html").read_text(encoding="utf-8")
+    again = sphinx_build(src, tmp_path / "out", doctrees)
+    assert cache_lines(again) == []
