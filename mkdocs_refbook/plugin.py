@@ -371,10 +371,12 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self.settings = settings_from(self.config, config.config_file_path, self._given)
         cache = self.settings.cache_dir
-        if cache is not None and _inside(cache, config.docs_dir):
+        # (a stand-in config, as mkdocs-bibtex's own tests pass, may have no docs_dir)
+        docs_dir = getattr(config, "docs_dir", None)
+        if cache is not None and docs_dir and _inside(cache, docs_dir):
             # its files would be copied into the site, and `mkdocs serve` would rebuild on
             # every write of the cache, for ever
-            msg = (f"refbook: 'cache_dir' ({cache}) is inside docs_dir ({config.docs_dir}); "
+            msg = (f"refbook: 'cache_dir' ({cache}) is inside docs_dir ({docs_dir}); "
                    "put it next to mkdocs.yml (the default is .cache/refbook) or set it to false")
             raise PluginError(msg)
         # MkDocs types the list as names, but Python-Markdown takes Extension instances too;
