@@ -7,13 +7,16 @@ another) and an edit to one cited ``.bib`` entry (its year). Plain Sphinx builds
 with the roles replaced by plain text. Prints the times and the ratios against plain Sphinx.
 Each build is a fresh ``sphinx-build`` process, as on the command line.
 
-    .venv/bin/python benchmarks/sphinx_bench.py            # 300 and 20,000 entries
-    .venv/bin/python benchmarks/sphinx_bench.py --entries 300
+    .venv/bin/python benchmarks/sphinx_bench.py                    # 300 entries
+    .venv/bin/python benchmarks/sphinx_bench.py --entries 300 20000  # also 20,000 (minutes)
+
+The last row is the peak resident memory of the largest build process of each tool.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
 import shutil
@@ -66,51 +69,95 @@ def generate(root: Path, entries: int, tool: str) -> None:
         (src / f"ch{c:02d}.rst").write_text("\n".join(lines), encoding="utf-8")
 
 
+PEAK: dict[str, float] = {}
+
+
 def build(root: Path) -> float:
+    """One ``sphinx-build`` process: its seconds; its peak RSS (``wait4``: this child's own)
+    goes into :data:`PEAK` under the book's folder name."""
+    command = [sys.executable, "-m", "sphinx", "-q", "-b", "html", str(root / "src"),
+               str(root / "out")]
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html", str(root / "src"),
-                    str(root / "out")], check=True, capture_output=True)
-    return time.perf_counter() - t0
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status):
+        raise subprocess.CalledProcessError(os.waitstatus_to_exitcode(status), command)
+    PEAK[root.name] = max(PEAK.get(root.name, 0.0), usage.ru_maxrss / 1024)  # KB on Linux
+    return elapsed
 
 
-def run_tool(base: Path, entries: int, tool: str) -> dict[str, float]:
-    root = base / f"{tool}-{entries}"
-    generate(root, entries, tool)
-    times = {"cold": build(root), "no-op": build(root)}
-    ch = root / "src" / "ch05.rst"
-    ch.write_text(ch.read_text(encoding="utf-8") + "\nOne more paragraph.\n", encoding="utf-8")
-    times["edit chapter"] = build(root)
-    ch = root / "src" / "ch07.rst"
-    text = ch.read_text(encoding="utf-8")
-    ch.write_text(re.sub(r"key\d{5}", "key00001", text, count=1), encoding="utf-8")
-    times["edit a citation"] = build(root)
-    bib = root / "src" / "refs.bib"
-    text = bib.read_text(encoding="utf-8")
-    cited = re.search(r"key\d{5}", (root / "src" / "ch00.rst").read_text(encoding="utf-8"))
-    key = cited.group(0) if cited else "key00000"
-    text = re.sub(rf"(@article{{{key},(?:.|\n)*?year = {{)(\d+)", r"\g<1>2099", text, count=1)
-    bib.write_text(text, encoding="utf-8")
-    times["edit .bib entry"] = build(root)
-    shutil.rmtree(root)
-    return times
+def edit(root: Path, step: str, r: int) -> None:
+    """The change before a step's build (round ``r``: a different change each round)."""
+    if step == "edit chapter":
+        ch = root / "src" / "ch05.rst"
+        ch.write_text(ch.read_text(encoding="utf-8") + f"\nOne more paragraph {r}.\n",
+                      encoding="utf-8")
+    elif step == "edit a citation":
+        ch = root / "src" / "ch07.rst"
+        text = ch.read_text(encoding="utf-8")
+        ch.write_text(re.sub(r"key\d{5}", f"key{r + 1:05d}", text, count=1), encoding="utf-8")
+    elif step == "edit .bib entry":
+        bib = root / "src" / "refs.bib"
+        text = bib.read_text(encoding="utf-8")
+        cited = re.search(r"key\d{5}", (root / "src" / "ch00.rst").read_text(encoding="utf-8"))
+        key = cited.group(0) if cited else "key00000"
+        text = re.sub(rf"(@article{{{key},(?:.|\n)*?year = {{)(\d+)", rf"\g<1>{2099 - r}", text,
+                      count=1)
+        bib.write_text(text, encoding="utf-8")
+    elif step == "cold":
+        shutil.rmtree(root / "out", ignore_errors=True)
+
+
+def run_tools(base: Path, entries: int, rounds: int) -> dict[str, dict[str, float]]:
+    """Each step ``rounds`` times, the best kept (the machine is shared), the tools interleaved
+    step by step so that a busy moment hits them all."""
+    roots = {tool: base / f"{tool}-{entries}" for tool in TOOLS}
+    for tool, root in roots.items():
+        generate(root, entries, tool)
+        build(root)  # untimed: compiles every module's bytecode once, as an install has it
+        PEAK.pop(root.name)
+    times: dict[str, dict[str, list[float]]] = {t: {s: [] for s in STEPS} for t in TOOLS}
+    for r in range(rounds):
+        for step in STEPS:
+            for tool, root in roots.items():
+                edit(root, step, r)
+                times[tool][step].append(build(root))
+    results = {}
+    for tool, root in roots.items():
+        results[tool] = {step: min(v) for step, v in times[tool].items()}
+        results[tool]["peak RSS (MB)"] = PEAK[root.name]
+        shutil.rmtree(root)
+    return results
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--entries", type=int, action="append",
-                        help="bibliography size (repeatable; default 300 and 20000)")
+    default = [int(x) for x in os.environ.get("BENCH_ENTRIES", "300").split()]
+    parser.add_argument("--entries", type=int, nargs="+", default=default,
+                        help="bibliography sizes (default: $BENCH_ENTRIES or 300; 20000 takes "
+                             "several minutes)")
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    sizes = args.entries or [300, 20000]
+    sizes = args.entries
+    # bytecode cached for every tool alike, outside the source trees (as an install has it)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / "bench-pycache"))
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
-            results = {tool: run_tool(Path(tmp), n, tool) for tool in TOOLS}
-            print(f"\n{CHAPTERS} chapters, {n} entries (seconds; ratio to plain Sphinx)")
+            results = run_tools(Path(tmp), n, args.rounds)
+            print(f"\n== Sphinx: {CHAPTERS} chapters, {n} entries (best of {args.rounds}; "
+                  f"seconds; ratio to plain Sphinx) ==")
             print(f"{'step':<17}" + "".join(f"{t:>28}" for t in TOOLS))
             for step in STEPS:
                 base = results["plain"][step]
                 cells = [f"{results[t][step]:8.2f}s ({results[t][step] / base:5.2f}x)"
                          for t in TOOLS]
                 print(f"{step:<17}" + "".join(f"{c:>28}" for c in cells))
+            base = results["plain"]["peak RSS (MB)"]
+            cells = [f"{results[t]['peak RSS (MB)']:6.0f}MB ({results[t]['peak RSS (MB)'] - base:+5.0f} MB)"
+                     for t in TOOLS]
+            print(f"{'peak RSS':<17}" + "".join(f"{c:>28}" for c in cells))
             rb, sb = results["sphinx_refbook"], results["sphinxcontrib-bibtex"]
             print("sphinx_refbook vs sphinxcontrib-bibtex: "
                   + ", ".join(f"{s} {rb[s] / sb[s]:.2f}x" for s in STEPS), flush=True)

@@ -77,6 +77,12 @@ OPTIONS: tuple[Option, ...] = (
            "`severity` (code: error/warning/info/off), `per_entry_ignore` (key: codes), "
            "`extra_fields`. Unset: the `[tool.refbook.check]` table of a `pyproject.toml` next "
            "to `mkdocs.yml`, so the build and `refbook check` run there agree."),
+    Option("cache_dir", str, ".cache/refbook",
+           "Folder, relative to `mkdocs.yml`, of refbook's persistent cache (parsed `.bib` "
+           "entries, validation results, formatted entries and citations), so that the next "
+           "`mkdocs build` redoes only what changed. Safe to delete at any time, and safe to "
+           "keep between CI runs (files are sealed: a corrupt, foreign or planted file is "
+           "ignored and rebuilt). `false` (or `\"\"`): no cache on disk."),
     Option("suppress_warnings", list, [],
            "Diagnostics not to report: a code (`unknown-key` or `refbook.unknown-key`), or a code "
            "and an entry key (`refbook.unknown-key:somekey`)."),
@@ -136,6 +142,8 @@ OUTPUTS = ("auto", "refbook", "footnotes")
 
 
 def _config_option(opt: Option) -> base.BaseConfigOption[Any]:
+    if opt.name == "cache_dir":  # a folder, or false for none
+        return c.Type((str, bool), default=opt.default)
     if opt.kind is list:
         return c.ListOfItems(c.Type(str), default=list(opt.default))
     if opt.default is None:
@@ -190,6 +198,8 @@ class Settings:
     #: ``cite_inline`` (mkdocs-bibtex formats with pybtex's "plain" without a CSL file);
     #: None: the refbook style formats them
     entry_style: str | None = None
+    #: the persistent cache folder, absolute (None: no cache on disk)
+    cache_dir: str | None = None
 
     def suppressed(self, code: Code, key: str = "") -> bool:
         names = {code.slug, code.qualified}
@@ -333,6 +343,7 @@ def settings_from(values: base.Config, config_file: str | None,
         suppress_warnings=frozenset(values["suppress_warnings"]), root=root, locale=locale,
         bib_dir=(os.path.normpath(os.path.join(root, str(values["bib_dir"])))
                  if values["bib_dir"] is not None else None),
+        cache_dir=_cache_dir(values["cache_dir"], root),
         **bibtex,
     )
 
@@ -348,6 +359,15 @@ def _entry_style(values: base.Config, output: str, given: frozenset[str]) -> str
     if output != "footnotes" or given & REFBOOK_STYLE_OPTIONS or values["cite_inline"]:
         return None
     return "plain"
+
+
+def _cache_dir(value: object, root: str) -> str | None:
+    """The cache folder, absolute; ``None`` for ``false``/``""``. ``true`` is the default."""
+    if value is True:
+        value = ".cache/refbook"
+    if not value:
+        return None
+    return os.path.normpath(os.path.join(root, os.path.expanduser(str(value))))
 
 
 def _codec(name: str) -> str:

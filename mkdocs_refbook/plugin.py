@@ -56,9 +56,10 @@ from mkdocs_refbook.rendering import (
     citation_html,
     entry_text,
 )
+from refbook import __version__, bibcache, cachedir, sealed
 from refbook.codemask import mask_mkdocs_code
 from refbook.diagnostics import Code, Diagnostic
-from refbook.items import items_for
+from refbook.items import Items, items_for, load_items, save_items
 from refbook.models import Location
 from refbook.readers import read_bibliography
 from refbook.registry import CitationSite, Registry, Resolution
@@ -232,6 +233,15 @@ def _command_pattern(*commands: str) -> re.Pattern[str]:
     return re.compile("|".join(map(re.escape, sorted(commands, key=len, reverse=True))))
 
 
+def _inside(path: str, folder: str) -> bool:
+    """Whether ``path`` is ``folder`` or lies under it."""
+    try:
+        return os.path.commonpath([os.path.abspath(path), os.path.abspath(folder)]) == \
+            os.path.abspath(folder)
+    except ValueError:  # other drives
+        return False
+
+
 def _label(footnote_format: str, key: str) -> str:
     """A footnote label (mkdocs-bibtex's ``footnote_format``); "]" would end it."""
     return footnote_format.replace("{key}", key).replace("]", "")
@@ -352,6 +362,10 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self._unused_key: tuple[Any, ...] | None = None
         self._check_key: tuple[Any, ...] | None = None
         self._check_keep: Bibliography | None = None
+        #: the persistent cache (``cache_dir``) as checked this build; None: not used
+        self._cache: cachedir.Prepared | None = None
+        self._cache_dir: str | None = None
+        self._bib_digest = ""
         #: key → where it is cited, for back-links (computed once per build, when first needed)
         self._places: dict[str, list[tuple[str, str, str, str]]] | None = None
 
@@ -376,6 +390,15 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 f"entries are formatted with pybtex's {self._entry_style!r} style, as "
                 "mkdocs-bibtex formats them without a csl_file; set style: chicago-author-date "
                 "(or numeric, or a CSL style) for refbook's styles")
+        cache = self.settings.cache_dir
+        # (a stand-in config, as mkdocs-bibtex's own tests pass, may have no docs_dir)
+        docs_dir = getattr(config, "docs_dir", None)
+        if cache is not None and docs_dir and _inside(cache, docs_dir):
+            # its files would be copied into the site, and `mkdocs serve` would rebuild on
+            # every write of the cache, for ever
+            msg = (f"refbook: 'cache_dir' ({cache}) is inside docs_dir ({docs_dir}); "
+                   "put it next to mkdocs.yml (the default is .cache/refbook) or set it to false")
+            raise PluginError(msg)
         # MkDocs types the list as names, but Python-Markdown takes Extension instances too;
         # only this plugin's instance renders for it (not one left by an earlier config)
         exts: list[Any] = config.markdown_extensions
@@ -426,21 +449,60 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             # a --dirty build renders only changed pages: keep what the others contributed
             self.pages = {}
             self._page_objects = {}
-        self.bibliography = read_bibliography(self._settings.bib_files)
+        cache = self._settings.cache_dir
+        # checked once per build: a folder of another refbook version is cleared first
+        self._cache = cachedir.prepare(cache) if cache is not None else None
+        self._cache_dir = cache if self._cache is not None and self._cache.usable else None
+        self.bibliography = read_bibliography(self._settings.bib_files,
+                                              cache_dir=self._cache_dir)
         # read afresh every build: an edited .csl file (under `mkdocs serve`) has a new digest
         try:
             self.style = get_style(self._settings.style, locale=self._settings.locale)
         except StyleError as exc:  # the file changed into a broken one since on_config
             raise PluginError(f"refbook: {exc.diagnostic.format()}") from None
         self.items = items_for(self.bibliography, self.style.language)
+        # what the cache folder's book-wide results are keyed by (cheap: a digest per file)
+        self._bib_digest = (bibcache.files_digest(self._settings.bib_files)
+                            if self._cache_dir is not None else "")
         check_key = (id(self.bibliography), self._settings.check)
         if check_key != self._check_key:
-            # the rules run once per version of the .bib files (a page edit reuses the result)
-            self._bib_checks = [
-                report.localize(d, self._settings, self._abs_doc)
-                for d in check_bibliography(self.bibliography, self._settings.check)]
+            # the rules run once per version of the .bib files (a page edit reuses the result),
+            # and once per version in the cache folder (a new build process reuses it)
+            checks = cachedir.unpack_diagnostics(
+                self._cached("bib-checks", (self._bib_digest, self._settings.check)))
+            if checks is None:
+                checks = check_bibliography(self.bibliography, self._settings.check,
+                                            memo_dir=self._cache_dir)
+                self._store("bib-checks", (self._bib_digest, self._settings.check),
+                            cachedir.pack_diagnostics(checks))
+            self._bib_checks = [report.localize(d, self._settings, self._abs_doc)
+                                for d in checks]
             self._check_key = check_key
             self._check_keep = self.bibliography  # keeps id() in the key meaningful
+
+    # -- the cache folder's book-wide results ------------------------------------------------
+
+    def _cache_file(self, kind: str) -> Any:
+        from pathlib import Path
+
+        from refbook.memo import code_stamp
+
+        assert self._cache_dir is not None
+        return Path(self._cache_dir) / f"{kind}-{__version__}-{code_stamp()}.pickle"
+
+    def _cached(self, kind: str, key: tuple[Any, ...]) -> object:
+        """The result stored under ``kind`` if it was made from inputs equal to ``key`` (compared
+        as values, after the file's seal checked out), else ``None``."""
+        if self._cache_dir is None:
+            return None
+        found = sealed.load(self._cache_file(kind))
+        if isinstance(found, tuple) and len(found) == 2 and found[0] == key:
+            return found[1]
+        return None
+
+    def _store(self, kind: str, key: tuple[Any, ...], value: object) -> None:
+        if self._cache_dir is not None:
+            sealed.dump((key, value), self._cache_file(kind))
 
     # -- the references page -----------------------------------------------------------------
 
@@ -580,13 +642,25 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                                for x in sites[u]))
                      for u in order))
         if key != self._resolve_key or self.resolution is None:
-            registry = Registry()
-            for uri in order:
-                registry.add_sites(uri, sites[uri])
-            # keys are looked up ignoring letter case, as mkdocs-bibtex (pybtex) does, each
-            # such citation a key-case warning (docs/mkdocs-migration.md)
-            self.resolution = registry.resolve(self.bibliography, self.items, self.style,
-                                               order=order, nocite=nocite, fold_case=True)
+            # a new build process with the same inputs takes the book from the cache folder
+            disk_key = (self._bib_digest, self.style.language, *key[1:])
+            found = self._cached("resolution", disk_key)
+            if isinstance(found, Resolution):
+                self.resolution = found
+            else:
+                registry = Registry()
+                for uri in order:
+                    registry.add_sites(uri, sites[uri])
+                if self._cache_dir is not None:
+                    load_items(self._cache_dir)
+                # keys are looked up ignoring letter case, as mkdocs-bibtex (pybtex) does, each
+                # such citation a key-case warning (docs/mkdocs-migration.md)
+                self.resolution = registry.resolve(self.bibliography, self.items, self.style,
+                                                   order=order, nocite=nocite, fold_case=True,
+                                                   memo_dir=self._cache_dir)
+                if self._cache_dir is not None and isinstance(self.items, Items):
+                    save_items(self.items, self._cache_dir)
+                self._store("resolution", disk_key, self.resolution)
             self._entry_map = dict(self.resolution.entries)
             if self._entry_style is not None:
                 self._entry_map = self._pybtex_entries(self._entry_style)
@@ -977,11 +1051,18 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             for k in x.citation.keys})
         unused_key = (self._check_key, used)
         if unused_key != self._unused_key:
-            # thousands on a shared bibliography: configured and located once per citation set
-            unused = (unused_entries(self.bibliography, used)
-                      if s.check.enabled(Code.UNUSED_ENTRY) else [])
-            self._unused = [report.localize(d, s, self._abs_doc)
-                            for d in apply_config(unused, s.check, self.bibliography)]
+            # thousands on a shared bibliography: configured and located once per citation set,
+            # and kept in the cache folder for the next build process
+            disk_key = (self._bib_digest, s.check, s.root, tuple(sorted(used)))
+            found = cachedir.unpack_diagnostics(self._cached("unused", disk_key))
+            if found is not None:
+                self._unused = found
+            else:
+                unused = (unused_entries(self.bibliography, used)
+                          if s.check.enabled(Code.UNUSED_ENTRY) else [])
+                self._unused = [report.localize(d, s, self._abs_doc)
+                                for d in apply_config(unused, s.check, self.bibliography)]
+                self._store("unused", disk_key, cachedir.pack_diagnostics(self._unused))
             self._unused_key = unused_key
         page_problems = [d for u in order for d in self.pages[u].problems]
         citation_checks = apply_config([*resolution_diagnostics, *page_problems], s.check,
@@ -989,6 +1070,9 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         diagnostics = [*self._bib_checks,
                        *(report.localize(d, s, self._abs_doc) for d in citation_checks),
                        *self._unused]
+        cache_note = cachedir.note(self._cache)
+        if cache_note is not None:  # an info line: --strict stays green, the cache healed
+            report.log.info(cache_note)
         failing = report.report(diagnostics, s)
         if s.strict and failing:
             lines = "\n".join(d.format() for d in failing)
@@ -1073,7 +1157,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         ``to_title``, in one pass: a .bib value never becomes markup on every page.
         """
         assert self.resolution is not None
-        by_section: dict[str, dict[str, str]] = {}
+        by_section: dict[str, dict[str, Any]] = {}
         for site, shown in zip(data.sites, data.shown, strict=True):
             ir = self.resolution.citations.get((data.src_uri, site.index))
             if ir is not None:
@@ -1086,18 +1170,22 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                     found += [text, " ".join(text.split())]
                 for form in found:
                     if form:
-                        forms.setdefault(form, to_title(ir))
+                        forms.setdefault(form, ir)
         if not by_section:
             return
-        patterns = {ident: re.compile("|".join(map(re.escape, sorted(forms, key=len, reverse=True))))
-                    for ident, forms in by_section.items()}
+        # compiled only for a title that holds a citation (few do): a pattern per section of
+        # every page cost more than the rest of this method
+        patterns: dict[str, re.Pattern[str]] = {}
 
         def fix(title: str, ident: str) -> str:
+            forms = by_section.get(ident)
+            if not forms or not any(form in title for form in forms):
+                return title
             pattern = patterns.get(ident)
             if pattern is None:
-                return title
-            forms = by_section[ident]
-            return pattern.sub(lambda m: forms[m.group(0)], title)
+                pattern = patterns[ident] = re.compile(
+                    "|".join(map(re.escape, sorted(forms, key=len, reverse=True))))
+            return pattern.sub(lambda m: to_title(forms[m.group(0)]), title)
 
         def walk(items: Sequence[AnchorLink]) -> None:
             for item in items:

@@ -8,9 +8,10 @@ serve``) of an unchanged book therefore costs one hash per file.
 The memory cache is a small LRU shared by the whole process. The disk cache is opt-in: a
 directory passed by the caller or named by ``REFBOOK_CACHE_DIR``; it holds one sealed pickle per
 parsed file (``refbook.sealed``: unpickled only after its HMAC, made with a key kept outside the
-directory, checks out). A cache file that cannot be read (corrupt, truncated, from another
-refbook version, written with another key, planted) is ignored and rewritten; a directory that
-cannot be written is simply not used.
+directory, checks out), named after the file (:func:`file_slot`) and holding the key of the
+content it was parsed from, so an edit replaces it instead of adding a file. A cache file that
+cannot be read (corrupt, truncated, from another refbook version, written with another key,
+planted) is ignored and rewritten; a directory that cannot be written is simply not used.
 """
 
 from __future__ import annotations
@@ -25,13 +26,14 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from refbook import __version__, sealed
 
 if TYPE_CHECKING:
-    from collections.abc import Hashable
+    from collections.abc import Hashable, Sequence
 
     from refbook.models import Bibliography
     from refbook.readers.bibtex import ParseResult
 
 __all__ = [
     "CACHE_DIR_ENV",
+    "FORMAT",
     "Lru",
     "bibliographies",
     "cache_dir_from_env",
@@ -39,15 +41,20 @@ __all__ = [
     "digest",
     "disk_load",
     "disk_store",
+    "file_slot",
+    "files_digest",
     "parse_key",
     "parsed_files",
+    "piece_tables",
 ]
 
 #: Environment variable naming the on-disk cache directory (unset or empty: no disk cache).
 CACHE_DIR_ENV = "REFBOOK_CACHE_DIR"
 
 # Part of every key: a new refbook version or a change of the cached shape starts afresh.
-_FORMAT = f"refbook-bibcache-1/{__version__}"
+_FORMAT = f"refbook-bibcache-2/{__version__}"
+#: the same, public: other caches of parses (``refbook.readers.chunks``) key by it too
+FORMAT = _FORMAT
 
 K = TypeVar("K", bound="Hashable")
 V = TypeVar("V")
@@ -90,15 +97,39 @@ parsed_files: Lru[str, ParseResult] = Lru(64)
 bibliographies: Lru[tuple[tuple[str, str], ...], Bibliography] = Lru(8)
 
 
+#: File name → the parsed pieces of its last version read (``refbook.readers.chunks``).
+piece_tables: Lru[str, dict[str, object]] = Lru(64)
+
+
 def clear_memory_cache() -> None:
     """Forget everything held in memory (tests and benchmarks use it for cold reads)."""
     parsed_files.clear()
     bibliographies.clear()
+    piece_tables.clear()
 
 
 def digest(data: bytes) -> str:
     """Hex digest of a file's bytes (BLAKE2b: several hundred MB/s, collision-safe)."""
     return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+
+def file_slot(file: str) -> str:
+    """The name (without suffix) of the disk cache file of one ``.bib`` file's parse: one per
+    file name, so a new version of the file replaces the old one's parse."""
+    return digest(f"{_FORMAT}\0{file}".encode("utf-8", "surrogatepass"))
+
+
+def files_digest(paths: Sequence[str]) -> str:
+    """A digest of the bibliography files' names and bytes (a missing file counts apart): what
+    a host keys its cached book-wide results by."""
+    h = hashlib.blake2b(digest_size=20)
+    for p in paths:
+        h.update(os.fsencode(p) + b"\0")
+        try:
+            h.update(digest(Path(p).read_bytes()).encode("ascii"))
+        except OSError:
+            h.update(b"\1missing")
+    return h.hexdigest()
 
 
 def parse_key(file: str, content_digest: str, macros: tuple[tuple[str, str], ...]) -> str:

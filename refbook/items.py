@@ -2,16 +2,22 @@
 
 Conversion follows pandoc's BibTeX mapping (``refbook.bibtex_csl``). It is lazy and cached per
 entry (entries are frozen and hashable): a book that cites 300 of 20,000 entries converts 300, and
-a rebuild after an edit converts only the entries that changed.
+a rebuild after an edit converts only the entries that changed. With a host's cache folder
+(``memo_dir``) the conversions also survive the process: a sealed memo file keyed by the entries
+themselves (key, type, fields and their locations) and the language, so a new build with a warm
+cache converts only new or edited entries.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Mapping
-from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from refbook import __version__
 from refbook.bibtex_csl import entry_to_item
+from refbook.memo import code_stamp, load_memo, save_memo
 from refbook.readers import is_bibtex_file
 
 if TYPE_CHECKING:
@@ -19,13 +25,36 @@ if TYPE_CHECKING:
     from refbook.models import Bibliography, Entry
 
 
-@lru_cache(maxsize=65536)
+#: (entry, language) → item, shared by the process; bounded (cleared when it grows too big)
+_MEMO: dict[tuple[Entry, str], Item] = {}
+_MEMO_MAX = 65536
+_lock = threading.Lock()
+
+
 def _item(entry: Entry, language: str = "en-US") -> Item:
+    key = (entry, language)
+    found = _MEMO.get(key)
+    if found is not None:
+        return found
     # pandoc maps an entry of a .bibtex file with its BibTeX rules, any other with BibLaTeX's;
     # the document's language decides whether English titles are sentence-cased (pandoc's
     # BibTeX reader does so only when it, and the entry's langid, are English)
-    return entry_to_item(entry, default_language=language,
+    item = entry_to_item(entry, default_language=language,
                          biblatex=not is_bibtex_file(entry.location.file))
+    with _lock:
+        if len(_MEMO) >= _MEMO_MAX:
+            _MEMO.clear()
+        _MEMO[key] = item
+    return item
+
+
+def _memo_file(memo_dir: str) -> Path:
+    return Path(memo_dir) / f"items-{__version__}-{code_stamp()}.pickle"
+
+
+def clear_memo() -> None:
+    """Forget the conversions held in memory (tests use it to act as a new process)."""
+    _MEMO.clear()
 
 
 class Items(Mapping[str, "Item"]):
@@ -62,7 +91,24 @@ class Items(Mapping[str, "Item"]):
         return sum(1 for _ in self)
 
 
-def items_for(bibliography: Bibliography, language: str = "en-US") -> Items:
+def items_for(bibliography: Bibliography, language: str = "en-US", *,
+              memo_dir: str | None = None) -> Items:
     """CSL items of every entry, by key, converted lazily. ``language``: the locale of the style
-    in use (``CslStyle.language``)."""
+    in use (``CslStyle.language``). ``memo_dir``: a host's cache folder whose conversions are
+    reused (write them back with :func:`save_items`)."""
+    if memo_dir is not None:
+        load_items(memo_dir)
     return Items(bibliography, language)
+
+
+def load_items(memo_dir: str) -> None:
+    """Take in the conversions the cache folder holds (once per process and folder)."""
+    load_memo(_MEMO, _memo_file(memo_dir))
+
+
+def save_items(items: Items, memo_dir: str) -> None:
+    """Write the conversions of ``items``' bibliography made so far to the cache folder (only
+    this bibliography's entries: an edited entry's old conversion is not kept)."""
+    bib, lang = items.bibliography, items.language
+    save_memo({(e, la): v for (e, la), v in list(_MEMO.items())
+               if la == lang and bib.get(e.key) == e}, _memo_file(memo_dir))

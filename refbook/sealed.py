@@ -32,7 +32,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["KEY_ENV", "MAX_BYTES", "cache_key", "dump", "key_file", "load", "seal", "unseal"]
+__all__ = ["KEY_ENV", "MAX_BYTES", "cache_key", "dump", "key_file", "load", "seal",
+           "take_rejected", "unseal"]
 
 #: Environment variable holding the cache key (any non-empty string; a long random secret).
 KEY_ENV = "REFBOOK_CACHE_KEY"
@@ -50,6 +51,11 @@ MAX_BYTES = 1 << 30
 
 _lock = threading.Lock()
 _process_key: bytes | None = None
+# Files that existed under a cache name but were refused (corrupt, truncated, planted, sealed
+# with another key): hosts say so in one info line (:func:`take_rejected`). Bounded: a long
+# ``mkdocs serve`` never grows it past this.
+_rejected: list[Path] = []
+_REJECTED_MAX = 64
 _file_keys: dict[Path, bytes | None] = {}
 
 
@@ -108,16 +114,37 @@ def load(path: Path) -> object | None:
     (``None`` is never a stored value.)"""
     blob = _read_regular(path)
     if blob is None:
+        if os.path.lexists(path):  # a pipe, a device, an oversized file
+            _reject(path)
         return None
     payload = unseal(blob, label=path.name, folder=path.parent)
     if payload is None:
+        _reject(path)
         return None
     try:
         # authenticated: written by refbook with this key under this very name
         value: object = pickle.loads(payload)  # noqa: S301
     except Exception:  # an object of an older shape (a changed class): only a miss
+        _reject(path)
         return None
     return value
+
+
+def take_rejected() -> tuple[Path, ...]:
+    """The cache files :func:`load` found but refused since the last call (and forget them).
+
+    A missing file is a plain miss and not listed; a listed file is rewritten by the next
+    :func:`dump` under its name, so the cache heals itself."""
+    with _lock:
+        found = tuple(dict.fromkeys(_rejected))
+        _rejected.clear()
+    return found
+
+
+def _reject(path: Path) -> None:
+    with _lock:
+        if len(_rejected) < _REJECTED_MAX:
+            _rejected.append(path)
 
 
 def dump(value: object, path: Path) -> bool:

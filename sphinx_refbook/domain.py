@@ -23,7 +23,7 @@ from sphinx.errors import FiletypeNotFoundError
 from sphinx.util import get_filetype
 from sphinx.util.nodes import make_refnode
 
-from refbook import __version__, sealed
+from refbook import __version__, cachedir, sealed
 from refbook.diagnostics import Code, Severity
 from refbook.models import Location
 from refbook.readers import read_bibliography
@@ -171,6 +171,7 @@ class RefbookDomain(Domain):
         if not anys or config_problems(self.env.config):
             return
         cache = str(Path(self.env.doctreedir) / "refbook-cache")
+        cachedir.prepare(cache)  # before the first read of the folder (resolve reports on it)
         bibfiles = self.bibfiles()
         keys = set(read_bibliography(bibfiles, cache_dir=cache).keys())
         for path in bibfiles:
@@ -221,6 +222,8 @@ class RefbookDomain(Domain):
         cache_dir = Path(env.doctreedir) / "refbook-cache"
         if self._book is not None and self._book_key == key:
             return self._book
+        # checked before anything reads it: a folder of another refbook version is cleared
+        prepared = cachedir.prepare(cache_dir)
         # the disk cache serves only the environment that wrote it (-E starts afresh)
         book = _load(cache_dir / "book.pickle", key) if self.data.get("book_key") == key else None
         if book is None:
@@ -241,6 +244,9 @@ class RefbookDomain(Domain):
             _store(cache_dir / "book.pickle", key, book)
         else:
             book.problems = relocate(book.problems, self.sites, self.footsites)
+        cache_note = cachedir.note(prepared)
+        if cache_note is not None:  # an info line: -W stays green, the cache healed itself
+            report.logger.info(f"refbook: {cache_note}")
         self._book, self._book_key = book, key
         self.data["book_key"] = key
         return book

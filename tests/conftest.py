@@ -41,6 +41,27 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ[KEY_ENV] = "refbook test suite: not a secret"
 
 
+@pytest.fixture(autouse=True)
+def _no_cache_in_the_checkout(monkeypatch: pytest.MonkeyPatch,
+                              tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A build of a book inside the checkout (the example book's ``mkdocs.yml``) keeps its
+    MkDocs cache in a temporary folder, not in ``example_book/.cache``: the suite never writes
+    into the source tree, and a cache left there by ``make example`` (sealed with the user's key,
+    not the suite's) never adds an info line to a build that must say nothing."""
+    from mkdocs_refbook import options
+
+    real = options._cache_dir
+    redirected = tmp_path_factory.mktemp("refbook-cache")
+
+    def cache_dir(value: object, root: str) -> str | None:
+        path = real(value, root)
+        if path is not None and Path(path).is_relative_to(ROOT):
+            return str(redirected / Path(path).relative_to(ROOT))
+        return path
+
+    monkeypatch.setattr(options, "_cache_dir", cache_dir)
+
+
 SHARED = _shared_folder()
 SEED = SHARED / "seed"
 TESTDATA = SHARED / "testdata"

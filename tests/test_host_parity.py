@@ -304,7 +304,8 @@ def test_example_book_unknown_and_unused_citations_reported_alike(tmp_path: Path
     no page cites, both hosts and ``refbook check --docs`` report both at the same places
     (unused-entry at its default severity, info)."""
     book = tmp_path / "example_book"
-    shutil.copytree(ROOT / "example_book", book, ignore=shutil.ignore_patterns("_build"))
+    shutil.copytree(ROOT / "example_book", book,
+                    ignore=shutil.ignore_patterns("_build", ".cache"))
     chapter = book / "docs" / "04-inference.md"
     lines = chapter.read_text(encoding="utf-8").split("\n")
     lines.insert(4, "As nobody showed [@nosuchkey2031, p. 3].")

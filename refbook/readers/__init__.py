@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, cast
 from refbook import bibcache
 from refbook.diagnostics import Code, Diagnostic
 from refbook.models import Bibliography, Entry, Field, Location
+from refbook.readers import chunks
 from refbook.readers.bibtex import ParseResult, parse_bibtex, paused_gc
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
 __all__ = ["ParseResult", "is_bibtex_file", "parse_bibtex", "read_bibliography",
            "resolve_crossrefs"]
@@ -137,13 +138,26 @@ def _parse_cached(
     if result is not None:
         return result
     if disk is not None:
-        loaded = _unpack(bibcache.disk_load(disk, key))
+        stored = bibcache.disk_load(disk, bibcache.file_slot(name))
+        # one file per .bib file (rewritten on a change, so old versions never pile up), holding
+        # the key of the content it was parsed from
+        loaded = (_unpack(stored[1]) if isinstance(stored, tuple) and len(stored) == 2
+                  and stored[0] == key else None)
         if loaded is not None:
             bibcache.parsed_files.put(key, loaded)
             return loaded
     text, problem = _decode(data, name)
-    result = parse_bibtex(text, name, macros=macros)
-    if problem is not None:
+    if problem is None:
+        # an edit of a file read before: only the entries whose text changed are parsed
+        text = _normalized(text)
+        assembled = chunks.assemble(text, name, macros, disk, _parse_piece)
+        if assembled is not None:
+            result = assembled[0]
+        else:
+            result = parse_bibtex(text, name, macros=macros)
+            chunks.remember(text, name, macros, disk, result)
+    else:
+        result = parse_bibtex(text, name, macros=macros)
         result = ParseResult(
             result.entries, (problem, *result.diagnostics), result.strings, result.preambles
         )
@@ -151,8 +165,21 @@ def _parse_cached(
     if disk is not None:
         packed = _pack(result, name)
         if packed is not None:
-            bibcache.disk_store(disk, key, packed)
+            bibcache.disk_store(disk, bibcache.file_slot(name), (key, packed))
     return result
+
+
+def _normalized(text: str) -> str:
+    """The text as ``parse_bibtex`` reads it (``\\n`` line ends, no byte-order mark), so that
+    pieces are cut from what the parser sees."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.removeprefix("\ufeff")
+
+
+def _parse_piece(text: str, file: str, *, macros: Mapping[str, str]) -> ParseResult:
+    # looked up at each call: tests count the parses through this module's name
+    return parse_bibtex(text, file, macros=macros)
 
 
 # On disk a parse is stored as plain tuples: pickling the dataclasses themselves is several times

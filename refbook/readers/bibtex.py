@@ -188,6 +188,11 @@ def _collapse(value: str) -> str:
     return value
 
 
+def expansion_budget(length: int) -> int:
+    """The characters macro expansion may add in a file of ``length`` characters."""
+    return _BUDGET_BASE + _BUDGET_PER_CHAR * length
+
+
 def parse_bibtex(text: str, file: str, *, macros: Mapping[str, str] | None = None) -> ParseResult:
     """Parse one ``.bib`` text; ``file`` is only used for locations.
 
@@ -331,7 +336,7 @@ class _Parser:
         self.entry_spans: list[ValueSpan] = []
         self.value_end = 0
         # Characters macro expansion may still add in this file (see _BUDGET_BASE).
-        self.budget = _BUDGET_BASE + _BUDGET_PER_CHAR * len(text)
+        self.budget = expansion_budget(len(text))
         self.budget_reported = False
         # The last search for the next entry line: (searched from, what it found).
         self._entry_line: tuple[int, re.Match[str] | None] = (len(text) + 1, None)

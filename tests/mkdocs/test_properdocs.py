@@ -37,7 +37,7 @@ def test_properdocs_finds_the_plugin_in_its_own_entry_point_group() -> None:
 
 def test_properdocs_builds_the_example_book_as_mkdocs_does(tmp_path: Path) -> None:
     book = tmp_path / "book"
-    shutil.copytree(BOOK, book, ignore=shutil.ignore_patterns("_build"))
+    shutil.copytree(BOOK, book, ignore=shutil.ignore_patterns("_build", ".cache"))
     config = yaml.safe_load((book / "mkdocs.yml").read_text(encoding="utf-8"))
     config["theme"] = {"name": "mkdocs"}
     (book / "mkdocs.yml").write_text(yaml.safe_dump(config), encoding="utf-8")

@@ -1,0 +1,242 @@
+"""Incremental parsing: a ``.bib`` edit re-parses only the entries whose bytes changed.
+
+Where it sits: inside ``refbook.readers.read_bibliography``, on a miss of the whole-file parse
+cache (``refbook.bibcache``). The text is cut at every line that starts an entry (``@type{`` or
+``@type(`` at the start of a line, as the parser itself resynchronises), each piece — one
+entry, ``@string`` or ``@preamble`` with the text after it — is keyed by a digest of its text
+and of the ``@string`` macros visible before it, and only the pieces not seen before are parsed.
+A piece is parsed on its own as if it started on line 1 and kept in that form; assembling
+shifts its lines to where the piece starts now, so an edit that adds lines above an entry moves
+that entry's (and its fields') locations without parsing it again.
+
+The result must be what parsing the whole text gives. That holds when every piece reads
+cleanly on its own, which :func:`assemble` checks: no reader diagnostic in any piece (a syntax
+error, an unclosed value that runs into the next entry line, an input limit, ...), no
+``@comment`` (its braces may span entry lines), no key or macro defined twice across pieces,
+and macro expansion well within the file's budget. Anything else returns ``None`` and the
+caller parses the whole text, as before — so a file with reader problems is still read exactly,
+only not incrementally.
+
+Pieces live in memory (``refbook.bibcache.piece_tables``: per file name, only those of the
+file's last version) and, with a cache
+folder, in one sealed file per ``.bib`` file (``refbook.sealed``), so a new process (a
+``sphinx-build`` or ``mkdocs build`` after an edit) re-parses only the edited entries too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import TYPE_CHECKING, cast
+
+from refbook import bibcache
+from refbook.models import Entry, Field, Location
+from refbook.readers import bibtex
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from pathlib import Path
+
+__all__ = ["Piece", "assemble", "clear_memory", "remember", "split"]
+
+# The start of a line that starts an entry (the parser's own resynchronisation point).
+_ENTRY_START = re.compile(r"^[ \t]*@[ \t]*[^\s\"#%'(),={}@]+[ \t]*[{(]", re.MULTILINE)
+_COMMENT = re.compile(r"@[ \t]*comment[ \t]*([{(]?)", re.IGNORECASE)
+
+#: A parsed piece: entries as plain tuples with lines counted from the piece's first line
+#: (key, type, line, ((field, value, line), ...)), its ``@string`` definitions, its preambles.
+Piece = tuple[
+    tuple[tuple[str, str, int, tuple[tuple[str, str, int], ...]], ...],
+    tuple[tuple[str, str], ...],
+    tuple[str, ...],
+]
+
+
+
+def split(text: str) -> list[tuple[int, str]]:
+    """``text`` cut before every entry line: (first line number, piece text) in order."""
+    starts = [m.start() for m in _ENTRY_START.finditer(text)]
+    if not starts or starts[0] != 0:
+        starts.insert(0, 0)
+    out = []
+    line = 1
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(text)
+        piece = text[start:end]
+        out.append((line, piece))
+        line += piece.count("\n")
+    return out
+
+
+_BRACES = re.compile(r"[{}]")
+_SPECIAL = re.compile(r"@[ \t]*(?:string|preamble|comment)", re.IGNORECASE)
+
+
+def _disk_key(file: str) -> str:
+    return "chunks-" + bibcache.digest(f"{bibcache.FORMAT}\0{file}".encode("utf-8", "surrogatepass"))
+
+
+def _table(file: str, disk: Path | None) -> dict[str, Piece]:
+    found = bibcache.piece_tables.get(file)
+    if found is not None:
+        return cast("dict[str, Piece]", found)
+    if disk is not None:
+        loaded = bibcache.disk_load(disk, _disk_key(file))
+        if isinstance(loaded, dict):
+            return loaded
+    return {}
+
+
+def _keep(file: str, table: dict[str, Piece], disk: Path | None, *, write: bool) -> None:
+    bibcache.piece_tables.put(file, cast("dict[str, object]", table))
+    if disk is not None and write:
+        bibcache.disk_store(disk, _disk_key(file), table)
+
+
+def _state(previous: str, strings: tuple[tuple[str, str], ...]) -> str:
+    """The digest of the macros visible after ``strings`` are defined (a chain of digests)."""
+    h = hashlib.blake2b(previous.encode("ascii"), digest_size=16)
+    for name, value in strings:
+        h.update(b"\0" + name.lower().encode("utf-8", "surrogatepass") + b"\0"
+                 + value.encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def _piece_key(text: str, state: str) -> str:
+    h = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16)
+    h.update(state.encode("ascii"))
+    return h.hexdigest()
+
+
+def _comments_closed(text: str) -> bool:
+    """Whether every ``@comment{`` of a piece closes inside it (JabRef writes its settings in
+    such blocks). One whose braces run on into the next piece would hide entries from the whole
+    parse, not from the piece: such a text is declined, as is ``@comment(`` (rare)."""
+    for m in _COMMENT.finditer(text):
+        if m.group(1) == "(":
+            return False
+        if m.group(1) == "{":
+            depth = 0
+            for b in _BRACES.finditer(text, m.end() - 1):
+                depth += 1 if b.group() == "{" else -1
+                if depth == 0:
+                    break
+            else:
+                return False
+    return True
+
+
+def _parse_piece(text: str, file: str, macros: Mapping[str, str],
+                 parse: Callable[..., bibtex.ParseResult]) -> Piece | None:
+    """One piece parsed alone; ``None`` if it does not read cleanly on its own."""
+    if not _comments_closed(text):
+        return None
+    result = parse(text, file, macros=macros)
+    if result.diagnostics:
+        return None
+    entries = tuple((e.key, e.type, e.location.line,
+                     tuple((f.name, f.value, f.location.line) for f in e.fields))
+                    for e in result.entries)
+    return entries, result.strings, result.preambles
+
+
+def _initial_state(macros: Mapping[str, str]) -> str:
+    return _state("", tuple(sorted(macros.items())))
+
+
+def remember(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
+             result: bibtex.ParseResult) -> None:
+    """Keep the pieces of a whole-text parse (``result``), so that the next version of the file
+    is assembled from them. Only a clean parse is cut up (see :func:`assemble`); the entries of
+    a piece are those whose line falls in it; a piece that holds ``@string``/``@preamble`` is
+    parsed alone (they carry no lines to place them by)."""
+    if result.diagnostics:
+        return
+    table: dict[str, Piece] = {}
+    visible = dict(macros)
+    state = _initial_state(macros)
+    entries = result.entries
+    at = 0
+    pieces = split(text)
+    for i, (first, piece_text) in enumerate(pieces):
+        end = pieces[i + 1][0] if i + 1 < len(pieces) else None
+        key = _piece_key(piece_text, state)
+        if _SPECIAL.search(piece_text):  # parsed alone, with its @comment check
+            piece = _parse_piece(piece_text, file, visible, bibtex.parse_bibtex)
+            if piece is None:
+                return
+            # skip the whole parse's entries of this piece (a piece parsed alone has them)
+            while at < len(entries) and (end is None or entries[at].location.line < end):
+                at += 1
+            if piece[1]:
+                for name, value in piece[1]:
+                    visible[name.lower()] = value
+                state = _state(state, piece[1])
+        else:
+            shift = first - 1
+            mine = []
+            while at < len(entries) and (end is None or entries[at].location.line < end):
+                e = entries[at]
+                mine.append((e.key, e.type, e.location.line - shift,
+                             tuple((f.name, f.value, f.location.line - shift) for f in e.fields)))
+                at += 1
+            piece = (tuple(mine), (), ())
+        table[key] = piece
+    _keep(file, table, disk, write=True)
+
+
+def assemble(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
+             parse: Callable[..., bibtex.ParseResult]) -> tuple[bibtex.ParseResult, int] | None:
+    """The parse of ``text`` from the pieces of the file's last version, parsing only the new
+    ones with ``parse``, and how many pieces were parsed; ``None`` when there is no last version
+    or the pieces cannot stand for the whole text (see the module docstring): the caller then
+    parses the whole text and calls :func:`remember`."""
+    old = _table(file, disk)
+    if not old:
+        return None
+    new: dict[str, Piece] = {}
+    parsed = 0
+    visible = dict(macros)
+    state = _initial_state(macros)
+    entries: list[Entry] = []
+    strings: list[tuple[str, str]] = []
+    preambles: list[str] = []
+    keys: set[str] = set()
+    expanded = 0
+    for first, piece_text in split(text):
+        key = _piece_key(piece_text, state)
+        piece = new.get(key) or old.get(key)
+        if piece is None:
+            piece = _parse_piece(piece_text, file, visible, parse)
+            parsed += 1
+            if piece is None:
+                return None
+        new[key] = piece
+        piece_entries, piece_strings, piece_preambles = piece
+        shift = first - 1
+        for k, type_, line, fields in piece_entries:
+            if k in keys:  # the whole parse reports the second one
+                return None
+            keys.add(k)
+            expanded += sum(len(v) for _, v, _ in fields)
+            entries.append(Entry(k, type_, tuple(Field(name, value, Location(file, ln + shift))
+                                                 for name, value, ln in fields),
+                                 Location(file, line + shift)))
+        if piece_strings:
+            for name, value in piece_strings:
+                if name.lower() in visible and visible[name.lower()] != macros.get(name.lower()):
+                    return None  # defined twice in the file: the whole parse decides
+                visible[name.lower()] = value
+                expanded += len(value)
+            strings.extend(piece_strings)
+            state = _state(state, piece_strings)
+        preambles.extend(piece_preambles)
+    if expanded > bibtex.expansion_budget(len(text)):
+        return None  # the whole parse might reach the file's expansion budget: it decides
+    _keep(file, new, disk, write=parsed > 0)
+    return bibtex.ParseResult(tuple(entries), (), tuple(strings), tuple(preambles)), parsed
+
+
+def clear_memory() -> None:
+    """Forget the pieces held in memory (tests: as a new process)."""
+    bibcache.piece_tables.clear()
