@@ -55,6 +55,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/mkdocs_bench.py
 	$(BIN)/python benchmarks/sphinx_bench.py
 	$(BIN)/python benchmarks/csl_styles.py
+	$(BIN)/python benchmarks/engine_speed.py
 
 ci: test test-sphinx-matrix
 
