@@ -5,8 +5,9 @@ Issue 13's evidence 3: the book of ``example_book/`` is built by Sphinx (``-W``)
 whose labels sit in a margin column (``ieee``, ``second-field-align``) and a note style
 (``chicago-notes-bibliography``: citations become footnotes). The book is not edited: Sphinx gets
 ``-D refbook_style=...``, MkDocs a temporary copy of ``mkdocs.yml`` with ``style:`` set (its paths
-made absolute, the book's ``pyproject.toml`` beside it). The six builds run as subprocesses, two at a time, once per test session; the
-tests read the HTML they wrote, and ``tests/browser/test_example_styles_layout.py`` opens it.
+made absolute, the book's ``pyproject.toml`` beside it). The six builds run as subprocesses,
+two at a time, once per test session (the ``example_style_builds`` fixture of
+``tests/conftest.py``); the tests read the HTML they wrote, and ``tests/browser/test_example_styles_layout.py`` opens it.
 """
 
 from __future__ import annotations
@@ -88,11 +89,6 @@ def build_all(root: Path) -> dict[tuple[str, str], Build]:
         return {(b.host, b.kind): b for b in pool.map(run, jobs)}
 
 
-@pytest.fixture(scope="session")
-def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Build]:
-    return build_all(tmp_path_factory.mktemp("example-styles"))
-
-
 CITE_LINK = re.compile(r'<a [^>]*href="[^"]*#ref-[^"]*"[^>]*>(.*?)</a>', re.S)
 ENTRY = re.compile(r'<p class="[^"]*refbook-entry[^"]*" id="ref-[^"]*">(.*?)</p>', re.S)
 LABEL = re.compile(r'^<span class="refbook-csl-left-margin">(.*?)</span>(\s*)(.*)$', re.S)
@@ -145,9 +141,9 @@ def list_kind(build: Build) -> str:
 
 
 @pytest.mark.parametrize("host", HOSTS)
-def test_author_date_style_cites_author_and_year(builds: dict[tuple[str, str], Build],
-                                                 host: str) -> None:
-    build = builds[host, "author-date"]
+def test_author_date_style_cites_author_and_year(
+        example_style_builds: dict[tuple[str, str], Build], host: str) -> None:
+    build = example_style_builds[host, "author-date"]
     cites = cite_texts(build)
     assert len(cites) > 250
     # a citation link holds the year, or is a narrative citation's author ("Smith (2020)")
@@ -167,8 +163,8 @@ def test_author_date_style_cites_author_and_year(builds: dict[tuple[str, str], B
 
 @pytest.mark.parametrize("host", HOSTS)
 def test_numeric_style_has_number_labels_in_a_margin_column(
-        builds: dict[tuple[str, str], Build], host: str) -> None:
-    build = builds[host, "numeric"]
+        example_style_builds: dict[tuple[str, str], Build], host: str) -> None:
+    build = example_style_builds[host, "numeric"]
     cites = cite_texts(build)
     assert len(cites) > 250
     assert [c for c in cites if not NUMBER_CITE.match(c)] == []
@@ -193,9 +189,9 @@ def test_numeric_style_has_number_labels_in_a_margin_column(
 
 
 @pytest.mark.parametrize("host", HOSTS)
-def test_note_style_turns_citations_into_footnotes(builds: dict[tuple[str, str], Build],
-                                                   host: str) -> None:
-    build = builds[host, "note"]
+def test_note_style_turns_citations_into_footnotes(
+        example_style_builds: dict[tuple[str, str], Build], host: str) -> None:
+    build = example_style_builds[host, "note"]
     total = 0
     for page in chapters(build):
         marks, bodies = footnotes(build, page)
