@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -158,7 +159,9 @@ def citeproc_py_list(csl: Path, json_items: list[dict[str, Any]]) -> list[str]:
     )
     from citeproc.source.json import CiteProcJSON
 
-    source = CiteProcJSON(json_items)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # one line per item it has no use for ("other_ids")
+        source = CiteProcJSON(json_items)
     style = CitationStylesStyle(str(csl), validate=False)
     bibliography = CitationStylesBibliography(style, source, formatter.plain)
     for item in json_items:
