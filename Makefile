@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup lint typecheck test test-sphinx-matrix example bench ci clean
+.PHONY: setup lint typecheck test test-sphinx-matrix example bench screenshots ci clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,12 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/mkdocs_bench.py --entries $(BENCH_ENTRIES)
 	$(BIN)/python benchmarks/sphinx_bench.py --entries $(BENCH_ENTRIES)
 	$(BIN)/python benchmarks/csl_styles.py
+	$(BIN)/python benchmarks/engine_speed.py
+
+# docs/images/styles-*.png: the example book's References page in an author-date, a numeric and
+# a note style, built by both hosts and shot in chromium (docs/styles.md shows them)
+screenshots: $(STAMP)
+	$(BIN)/python benchmarks/style_screenshots.py --out docs/images
 
 ci: test test-sphinx-matrix
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -85,3 +86,12 @@ def pandoc_render(pandoc: str, markdown: str, bib: Path, *, to: str = "plain") -
 
 def paragraphs(text: str) -> list[str]:
     return [" ".join(p.split()) for p in text.split("\n\n") if p.strip()]
+
+
+@pytest.fixture(scope="session")
+def example_style_builds(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Any]:
+    """The example book built once per session by both hosts in three kinds of style (see
+    ``tests/test_example_styles.py``), shared with the browser test of the same builds."""
+    from tests.test_example_styles import build_all
+
+    return dict(build_all(tmp_path_factory.mktemp("example-styles")))
