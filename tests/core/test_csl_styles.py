@@ -285,6 +285,29 @@ def test_bad_style_file_is_a_located_diagnostic(tmp_path: Path, text: str, line:
     assert style_problems(str(path)) == [d]
 
 
+def _entity_bomb(levels: int) -> str:
+    """A style whose title expands 10**levels times through nested XML entities."""
+    ents = '<!ENTITY e0 "lol">' + "".join(
+        f'<!ENTITY e{i} "{("&e" + str(i - 1) + ";") * 10}">' for i in range(1, levels + 1))
+    return csl("").replace("<style ", f"<!DOCTYPE style [{ents}]>\n<style ", 1).replace(
+        "<title>test</title>", f"<title>&e{levels};</title>", 1)
+
+
+def test_a_style_file_cannot_expand_entities_without_bound(tmp_path: Path) -> None:
+    """A .csl file is data from anywhere (a path, a styles package): an entity bomb is refused
+    by the XML parser's amplification limit, as a bad-style diagnostic, not a hang."""
+    path = tmp_path / "bomb.csl"
+    path.write_text(_entity_bomb(9), encoding="utf-8")
+    with pytest.raises(BadStyleError) as err:
+        get_style(str(path))
+    assert err.value.diagnostic.code is Code.BAD_STYLE
+    assert "amplification" in err.value.diagnostic.message
+    # the same construction, small, is an ordinary style: the limit is what refuses the bomb
+    small = tmp_path / "small.csl"
+    small.write_text(_entity_bomb(1), encoding="utf-8")
+    assert style_problems(str(small)) == []
+
+
 def test_bad_style_on_the_command_line(tmp_path: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "refs.bib").write_text(BOOK, encoding="utf-8")
