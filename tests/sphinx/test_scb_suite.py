@@ -73,7 +73,6 @@ REFBOOK_NOT_BUILT: dict[str, str] = {
 
 #: projects that sphinxcontrib-bibtex does not build either, with the reason
 NOT_BUILT: dict[str, str] = {
-    "autoapi": "needs sphinx-autoapi (not installed)",
     "citation_rinoh": "needs rinohtype (not installed)",
     "citation_rinoh_multidoc": "needs rinohtype (not installed)",
     "bibfiles_missing_conf": "no bibtex_bibfiles: sphinxcontrib-bibtex raises, refbook reports "
@@ -92,7 +91,6 @@ NOT_RUN: dict[str, str] = {
 }
 
 FAILS: dict[str, str] = {
-    "test_autoapi.py::test_autoapi": "needs sphinx-autoapi (not installed)",
     "test_bibfiles.py::test_bibfiles_out_of_date": _PRIVATE + "its cache's status messages",
     "test_bibfiles.py::test_bibfiles_absolute_path": _PRIVATE + "its 'parsing bibtex file' "
                                                                 "status message",
