@@ -244,7 +244,8 @@ def note_text(processor: Processor, site: CitationSite,
     if site.citation.mode == "narrative":
         author = processor.cite([c for c in items if c.mode == "author-only"])
         items = [c for c in items if c.mode != "author-only"]
-    note = processor.cite(items)
+    # capitalization is decided below, where the note's place is known
+    note = processor.cite(items, note_start=False)
     if processor.style.locale.punctuation_in_quote:
         note = punctuation_into_quotes(note)
     note = detach_links(note)

@@ -317,7 +317,9 @@ def test_punctuation_moves_into_the_innermost_quotes(tmp_path: Path) -> None:
              {"id": "b", "type": "book", "title": "Why?"}]
     assert format_citations(items, ["a", "b", ["b", "a"]], style=s) == [
         "\u201cThis is \u2018The One.\u2019\u201d", "\u201cWhy?\u201d",
-        "\u201cWhy?,\u201d \u201cThis is \u2018The One.\u2019\u201d"]
+        # a comma after "?" is dropped, as pandoc writes it ("“Why?” “This is …”"); the CSL
+        # suite's bugreports_IeeePunctuation keeps it (listed in its expected failures)
+        "\u201cWhy?\u201d \u201cThis is \u2018The One.\u2019\u201d"]
     # quotes inside italics keep the period out (as pandoc's engine)
     s2 = style(tmp_path, '<citation><layout suffix="."><group font-style="italic">'
                          '<text variable="title" quotes="true"/></group></layout></citation>')

@@ -489,9 +489,10 @@ def _into_quotes(n: Inline, punct: str) -> Inline:
     last = n.children[-1]
     if not isinstance(last, Text) and _ends_quoted(last):
         return _rebuild(n, (*n.children[:-1], _into_quotes(last, punct)))
-    # the quotes' own text: a period after a question or an exclamation mark is dropped
+    # the quotes' own text: a period or comma after a question or an exclamation mark is
+    # dropped (“… Your Sentence?” arXiv, as pandoc's engine writes it)
     t = stringify(n.children)
-    if (punct == "." and t[-1:] in (".", "!", "?")) or (punct == "," and t[-1:] == ","):
+    if (punct == "." and t[-1:] in (".", "!", "?")) or (punct == "," and t[-1:] in (",", "!", "?")):
         return n
     return _rebuild(n, concat([n.children, (Text(punct),)]))
 

@@ -490,15 +490,21 @@ class Processor:
 
         return replace(item, text=(*item.text, ("citation-number", (Text(str(self.number[key])),))))
 
-    def cite(self, cites: Sequence[CiteItem], *, numbers: dict[str, int] | None = None) -> Inlines:
-        """Render one citation (a cluster of cited items)."""
-        memo_key = ("cite", tuple(
+    def cite(self, cites: Sequence[CiteItem], *, numbers: dict[str, int] | None = None,
+             note_start: bool = True) -> Inlines:
+        """Render one citation (a cluster of cited items).
+
+        ``note_start``: with a note style, the citation begins its note, so a leading term is
+        capitalized ("Ibid."); a host that places the text itself (``refbook.registry``: a
+        citation written inside a footnote is not its start) passes False."""
+        memo_key = ("cite", note_start, tuple(
             (ci, self.items.get(ci.id), _disamb_key(self.disamb[ci.id]) if ci.id in self.disamb else None,
              (numbers or self.number).get(ci.id))
             for ci in cites))
-        return self._memo(memo_key, lambda: self._cite(cites, numbers))
+        return self._memo(memo_key, lambda: self._cite(cites, numbers, note_start))
 
-    def _cite(self, cites: Sequence[CiteItem], numbers: dict[str, int] | None) -> Inlines:
+    def _cite(self, cites: Sequence[CiteItem], numbers: dict[str, int] | None,
+              note_start: bool = True) -> Inlines:
         c = self.style.citation
         assert c is not None
         layout = next(x for x in c.children if x.tag == "layout")
@@ -530,7 +536,7 @@ class Processor:
             o = grouped([o])
             if ci.mode == "author-only":
                 o = _get_authors(o)
-            elif self.style.options.get("class") == "note" and (
+            elif note_start and self.style.options.get("class") == "note" and (
                     ci.prefix or not outs) and _starts_sentence(ci.prefix) \
                     and _starts_with_term(o):
                 # a note begins with the citation: its first term is capitalized ("Ibid.")
