@@ -32,8 +32,9 @@ test: $(STAMP)
 	@$(BIN)/python -m pytest -q; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
-# The Sphinx extension's tests on every older supported Sphinx line (7.4, 8.2), one venv each
-# under .venv-matrix/ (`make test` runs the newest line).
+# The Sphinx extension's tests on every older supported Sphinx line (7.4, 8.2), and a Jupyter
+# Book 1 build (tests/jupyterbook), one venv each under .venv-matrix/ (`make test` runs the
+# newest line).
 test-sphinx-matrix:
 	PYTHON=$(PYTHON) bash tests/matrix.sh
 

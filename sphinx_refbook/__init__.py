@@ -41,6 +41,7 @@ from sphinx_refbook.nodes import (
 )
 from sphinx_refbook.notes import NoteCitations, note_author_node
 from sphinx_refbook.pandoc import PandocCitations
+from sphinx_refbook.replaces import take_place
 from sphinx_refbook.roles import CiteRole
 from sphinx_refbook.search import escape_section_titles
 from sphinx_refbook.writer import COPIED_CITATION, EntryLabels, ResolveCitations
@@ -69,6 +70,14 @@ def _add_css(app: Sphinx) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
+    metadata = {
+        "version": __version__,
+        "env_version": ENV_VERSION,
+        "parallel_read_safe": True,
+        "parallel_write_safe": True,
+    }
+    if not take_place(app):
+        return metadata
     config.register(app)
     app.connect("config-inited", config.validate)
     app.add_node(citation_node, html=COPIED_CITATION, latex=COPIED_CITATION,
@@ -98,9 +107,4 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", _add_css)
     app.connect("build-finished", on_build_finished)
     app.connect("build-finished", escape_section_titles)
-    return {
-        "version": __version__,
-        "env_version": ENV_VERSION,
-        "parallel_read_safe": True,
-        "parallel_write_safe": True,
-    }
+    return metadata
