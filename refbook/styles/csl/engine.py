@@ -91,6 +91,8 @@ def _formatting_of(attrs: dict[str, str]) -> Formatting:
     )
 
 
+_KNOWN_CONDITIONS = frozenset(["type", "variable", "is-numeric", "is-uncertain-date", "locator",
+                               "position", "disambiguate"])
 _CONDITION_CACHE: dict[int, tuple[dict[str, str], str, tuple[tuple[str, tuple[str, ...]], ...]]] = {}
 
 
@@ -99,7 +101,8 @@ def _conditions(attrs: dict[str, str]) -> tuple[str, tuple[tuple[str, tuple[str,
     hit = _CONDITION_CACHE.get(id(attrs))
     if hit is not None and hit[0] is attrs:
         return hit[1], hit[2]
-    conds = tuple((k, tuple(v.split())) for k, v in attrs.items() if k != "match")
+    # an attribute that is no condition (match, or one of another CSL version) decides nothing
+    conds = tuple((k, tuple(v.split())) for k, v in attrs.items() if k in _KNOWN_CONDITIONS)
     match = attrs.get("match", "all")
     _CONDITION_CACHE[id(attrs)] = (attrs, match, conds)
     return match, conds
@@ -234,6 +237,56 @@ def _is_byzantine(name: Name) -> bool:
     return all(ord(c) < 0x0590 or 0x1E00 <= ord(c) < 0x2000 or not c.isalpha() for c in s)
 
 
+_NAMES_CACHE: dict[int, tuple[Node, tuple[list[str], Formatting, Node | None, Node | None,
+                                           Node | None, Node | None, bool]]] = {}
+
+
+def _names_parts(n: Node) -> tuple[list[str], Formatting, Node | None, Node | None,
+                                   Node | None, Node | None, bool]:
+    """A ``<names>`` node's variables, formatting and name/et-al/label/substitute children,
+    and whether its label comes before its name: parsed once per style node (nodes never
+    change). The variable list is shared: callers must not change it."""
+    hit = _NAMES_CACHE.get(id(n))
+    if hit is not None and hit[0] is n:
+        return hit[1]
+    name_node = next((c for c in n.children if c.tag == "name"), None)
+    label_node = next((c for c in n.children if c.tag == "label"), None)
+    label_before = False
+    if name_node is not None and label_node is not None:
+        label_before = n.children.index(label_node) < n.children.index(name_node)
+    parts = (n.attrs.get("variable", "").split(), formatting_of(n.attrs), name_node,
+             next((c for c in n.children if c.tag == "et-al"), None), label_node,
+             next((c for c in n.children if c.tag == "substitute"), None), label_before)
+    _NAMES_CACHE[id(n)] = (n, parts)
+    return parts
+
+
+_NAME_NODE_CACHE: dict[int, tuple[Node, tuple[Formatting, dict[str, str],
+                                              dict[str, Formatting]]]] = {}
+_NO_NAME_NODE: tuple[Formatting, dict[str, str], dict[str, Formatting]] = (NO_FORMAT, {}, {})
+
+
+def _name_node_parts(name_node: Node | None
+                     ) -> tuple[Formatting, dict[str, str], dict[str, Formatting]]:
+    """A ``<name>`` node's formatting, the name options it sets and its name-parts'
+    formatting, parsed once per node (shared: callers must not change them)."""
+    if name_node is None:
+        return _NO_NAME_NODE
+    hit = _NAME_NODE_CACHE.get(id(name_node))
+    if hit is not None and hit[0] is name_node:
+        return hit[1]
+    a = name_node.attrs
+    opts = {k: a[k] for k in _NAME_ATTRS if k in a}
+    if "delimiter" in a:
+        opts["delimiter"] = a["delimiter"]
+    opts["_parts"] = ""  # marker
+    parts = (_formatting_of({k: v for k, v in a.items() if k != "delimiter"}), opts,
+             {c.attrs.get("name", ""): formatting_of(c.attrs)
+              for c in name_node.children if c.tag == "name-part"})
+    _NAME_NODE_CACHE[id(name_node)] = (name_node, parts)
+    return parts
+
+
 class Evaluator:
     """Evaluates layouts for items of one style. One instance per processor run."""
 
@@ -258,6 +311,8 @@ class Evaluator:
         self.locator = self.label = ""
         self.name_opts: dict[str, str] = {}
         self.all_names = False
+        self._present_item: Item | None = None
+        self._present_vars: frozenset[str] = frozenset()
 
     def _begin(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
                sort_key: bool = False, locator: str = "", label: str = "",
@@ -473,40 +528,54 @@ class Evaluator:
         return []
 
     def _test(self, attrs: dict[str, str]) -> bool:
-        assert self.item is not None
-        item = self.item
-        results: list[bool] = []
         match, conditions = _conditions(attrs)
-        for cond, values in conditions:
-            for v in values:
-                if cond == "type":
-                    results.append(item.type == v)
-                elif cond == "variable":
-                    # a variable used up by <substitute> is suppressed in the rest of the
-                    # *output* (CSL 1.0.2, "Substitution"); a condition still sees it present,
-                    # as citeproc does (APA's publisher test after an editor substitution)
-                    if v == "locator":
-                        results.append(bool(self.locator))
-                    else:
-                        results.append(item.has(v))
-                elif cond == "is-numeric":
-                    t = self.locator if v == "locator" else stringify(item.var(v))
-                    results.append(bool(t) and is_numeric(t))
-                elif cond == "is-uncertain-date":
-                    d = item.date(v)
-                    results.append(d is not None and d.circa)
-                elif cond == "locator":
-                    lab = self.label or ("page" if self.locator else "")
-                    results.append(bool(self.locator) and lab == v)
-                elif cond == "position":
-                    results.append(self._position_matches(v))
-                elif cond == "disambiguate":
-                    results.append(self.disamb.condition == (v == "true"))
+        # conditions have no side effects: stop at the first one that decides the match
         if match == "any":
-            return any(results)
+            return any(self._holds(c, v) for c, vs in conditions for v in vs)
         if match == "none":
-            return not any(results)
-        return all(results)
+            return not any(self._holds(c, v) for c, vs in conditions for v in vs)
+        return all(self._holds(c, v) for c, vs in conditions for v in vs)
+
+    def _holds(self, cond: str, v: str) -> bool:
+        """Whether one value of one condition of a choose branch holds for the item."""
+        item = self.item
+        assert item is not None
+        if cond == "type":
+            return item.type == v
+        if cond == "variable":
+            # a variable used up by <substitute> is suppressed in the rest of the
+            # *output* (CSL 1.0.2, "Substitution"); a condition still sees it present,
+            # as citeproc does (APA's publisher test after an editor substitution)
+            if v == "locator":
+                return bool(self.locator)
+            return v in self._present()
+        if cond == "is-numeric":
+            t = self.locator if v == "locator" else stringify(item.var(v))
+            return bool(t) and is_numeric(t)
+        if cond == "is-uncertain-date":
+            d = item.date(v)
+            return d is not None and d.circa
+        if cond == "locator":
+            lab = self.label or ("page" if self.locator else "")
+            return bool(self.locator) and lab == v
+        if cond == "position":
+            return self._position_matches(v)
+        if cond == "disambiguate":
+            return self.disamb.condition == (v == "true")
+        return False
+
+    def _present(self) -> frozenset[str]:
+        """The variables ``Item.has`` finds in the current item, computed once per item (the
+        same item is evaluated for many sort keys and layouts in a row)."""
+        item = self.item
+        assert item is not None
+        if self._present_item is not item:
+            self._present_item = item
+            self._present_vars = frozenset(
+                [k for k, _ in item.text if item.var(k)]
+                + [k for k, _ in item.names if item.name_list(k)]
+                + [k for k, _ in item.dates if item.date(k) is not None])
+        return self._present_vars
 
     def _position_matches(self, v: str) -> bool:
         if self.in_bibliography:
@@ -883,18 +952,10 @@ class Evaluator:
 
     def names(self, n: Node) -> Out:
         assert self.item is not None
-        vars_ = n.attrs.get("variable", "").split()
-        f = formatting_of(n.attrs)
+        vars_, f, name_node, etal_node, label_node, subst, label_before = _names_parts(n)
         if f.delimiter is None and "names-delimiter" in self.name_opts:
             f = Formatting(**{**{k: getattr(f, k) for k in Formatting.__slots__},
                               "delimiter": self.name_opts["names-delimiter"]})
-        name_node = next((c for c in n.children if c.tag == "name"), None)
-        etal_node = next((c for c in n.children if c.tag == "et-al"), None)
-        label_node = next((c for c in n.children if c.tag == "label"), None)
-        subst = next((c for c in n.children if c.tag == "substitute"), None)
-        label_before = False
-        if name_node is not None and label_node is not None:
-            label_before = n.children.index(label_node) < n.children.index(name_node)
         if self.subst_names is not None:
             outer = self.subst_names
             name_node = name_node or next((c for c in outer.children if c.tag == "name"), None)
@@ -908,19 +969,10 @@ class Evaluator:
             if ed and ed == tr and self.locale.term("editortranslator", lform):
                 vars_ = ["editortranslator"] + [v for v in vars_ if v not in ("editor", "translator")]
         opts = dict(self.name_opts)
-        name_f = NO_FORMAT
-        if name_node is not None:
-            for k in _NAME_ATTRS:
-                if k in name_node.attrs:
-                    opts[k] = name_node.attrs[k]
-            if "delimiter" in name_node.attrs:
-                opts["delimiter"] = name_node.attrs["delimiter"]
-            name_f = _formatting_of({k: v for k, v in name_node.attrs.items() if k != "delimiter"})
-            opts["_parts"] = ""  # marker
+        name_f, name_opts, name_parts = _name_node_parts(name_node)
+        opts.update(name_opts)
         if self.key_name_opts:
             opts.update(self.key_name_opts)
-        name_parts = {c.attrs.get("name", ""): formatting_of(c.attrs)
-                      for c in (name_node.children if name_node is not None else []) if c.tag == "name-part"}
         contribs: list[tuple[str, tuple[Name, ...] | None]] = []
         for v in vars_:
             contribs.append((v, self.ask_names("editor" if v == "editortranslator" else v)))
