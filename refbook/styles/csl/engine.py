@@ -93,16 +93,20 @@ def _formatting_of(attrs: dict[str, str]) -> Formatting:
 
 _KNOWN_CONDITIONS = frozenset(["type", "variable", "is-numeric", "is-uncertain-date", "locator",
                                "position", "disambiguate"])
-_CONDITION_CACHE: dict[int, tuple[dict[str, str], str, tuple[tuple[str, tuple[str, ...]], ...]]] = {}
+#: one condition of a choose branch: its name, its values, and those values as a set
+_Cond = tuple[str, tuple[str, ...], frozenset[str]]
+_CONDITION_CACHE: dict[int, tuple[dict[str, str], str, tuple[_Cond, ...]]] = {}
 
 
-def _conditions(attrs: dict[str, str]) -> tuple[str, tuple[tuple[str, tuple[str, ...]], ...]]:
-    """A choose branch's (match, [(condition, values)]), parsed once per style node."""
+def _conditions(attrs: dict[str, str]) -> tuple[str, tuple[_Cond, ...]]:
+    """A choose branch's (match, [(condition, values, set of values)]), parsed once per style
+    node."""
     hit = _CONDITION_CACHE.get(id(attrs))
     if hit is not None and hit[0] is attrs:
         return hit[1], hit[2]
     # an attribute that is no condition (match, or one of another CSL version) decides nothing
-    conds = tuple((k, tuple(v.split())) for k, v in attrs.items() if k in _KNOWN_CONDITIONS)
+    conds = tuple((k, tuple(v.split()), frozenset(v.split())) for k, v in attrs.items()
+                  if k in _KNOWN_CONDITIONS)
     match = attrs.get("match", "all")
     _CONDITION_CACHE[id(attrs)] = (attrs, match, conds)
     return match, conds
@@ -529,12 +533,27 @@ class Evaluator:
 
     def _test(self, attrs: dict[str, str]) -> bool:
         match, conditions = _conditions(attrs)
-        # conditions have no side effects: stop at the first one that decides the match
-        if match == "any":
-            return any(self._holds(c, v) for c, vs in conditions for v in vs)
-        if match == "none":
-            return not any(self._holds(c, v) for c, vs in conditions for v in vs)
-        return all(self._holds(c, v) for c, vs in conditions for v in vs)
+        item = self.item
+        assert item is not None
+        want_all = match == "all"
+        # conditions have no side effects: stop at the first one that decides the match;
+        # type and variable tests (most of them) are set operations
+        for cond, values, vset in conditions:
+            if cond == "type":
+                r = (all(item.type == v for v in values) if want_all
+                     else item.type in vset)
+            elif cond == "variable" and "locator" not in vset:
+                present = self._present()
+                r = vset <= present if want_all else not vset.isdisjoint(present)
+            else:
+                held = (self._holds(cond, v) for v in values)
+                r = all(held) if want_all else any(held)
+            if want_all:
+                if not r:
+                    return False
+            elif r:
+                return match == "any"
+        return want_all or match == "none"
 
     def _holds(self, cond: str, v: str) -> bool:
         """Whether one value of one condition of a choose branch holds for the item."""
