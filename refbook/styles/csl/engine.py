@@ -241,6 +241,21 @@ def _is_byzantine(name: Name) -> bool:
     return all(ord(c) < 0x0590 or 0x1E00 <= ord(c) < 0x2000 or not c.isalpha() for c in s)
 
 
+_TESTED_CACHE: dict[int, tuple[Node, frozenset[str]]] = {}
+
+
+def _tested_variables(choose: Node) -> frozenset[str]:
+    """The variables a ``<choose>``'s branches test for presence: which branch an item takes
+    depends on these alone (and its type), not on all the variables it has."""
+    hit = _TESTED_CACHE.get(id(choose))
+    if hit is not None and hit[0] is choose:
+        return hit[1]
+    tested = frozenset(v for b in choose.children
+                       for c, _, vs in _conditions(b.attrs)[1] if c == "variable" for v in vs)
+    _TESTED_CACHE[id(choose)] = (choose, tested)
+    return tested
+
+
 _NAMES_CACHE: dict[int, tuple[Node, tuple[list[str], Formatting, Node | None, Node | None,
                                            Node | None, Node | None, bool]]] = {}
 
@@ -317,6 +332,7 @@ class Evaluator:
         self.all_names = False
         self._present_item: Item | None = None
         self._present_vars: frozenset[str] = frozenset()
+        self._choices: dict[tuple[int, str, frozenset[str]], tuple[Node, int, bool]] = {}
 
     def _begin(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
                sort_key: bool = False, locator: str = "", label: str = "",
@@ -526,10 +542,36 @@ class Evaluator:
         return formatted(f, xs)
 
     def choose(self, n: Node) -> list[Out]:
-        for branch in n.children:
+        branches = n.children
+        # most branches test only the item's type and which variables it has: which of those
+        # comes first is looked up per (choose, type, variables), not tested for every item
+        key = (id(n), self.item.type if self.item is not None else "",
+               self._present() & _tested_variables(n))
+        hit = self._choices.get(key)
+        if hit is None or hit[0] is not n:
+            hit = self._choices[key] = (n, *self._first_static_branch(branches))
+        _, start, decided = hit
+        if decided:
+            return self.elements(branches[start].children) if start < len(branches) else []
+        for branch in branches[start:]:
             if branch.tag == "else" or self._test(branch.attrs):
                 return self.elements(branch.children)
         return []
+
+    def _first_static_branch(self, branches: list[Node]) -> tuple[int, bool]:
+        """(index, decided): the first branch that holds, going by the tests that depend only
+        on the item's type and variables (decided), or the first that tests anything else
+        (undecided: evaluated from there on)."""
+        for i, b in enumerate(branches):
+            if b.tag == "else":
+                return i, True
+            _, conds = _conditions(b.attrs)
+            if not all(c == "type" or (c == "variable" and "locator" not in vs)
+                       for c, _, vs in conds):
+                return i, False
+            if self._test(b.attrs):
+                return i, True
+        return len(branches), True
 
     def _test(self, attrs: dict[str, str]) -> bool:
         match, conditions = _conditions(attrs)
@@ -587,7 +629,8 @@ class Evaluator:
         """The variables ``Item.has`` finds in the current item, computed once per item (the
         same item is evaluated for many sort keys and layouts in a row)."""
         item = self.item
-        assert item is not None
+        if item is None:
+            return frozenset()
         if self._present_item is not item:
             self._present_item = item
             self._present_vars = frozenset(
