@@ -241,6 +241,8 @@ def _is_byzantine(name: Name) -> bool:
     return all(ord(c) < 0x0590 or 0x1E00 <= ord(c) < 0x2000 or not c.isalpha() for c in s)
 
 
+#: the elements that give exactly one output (possibly None)
+_SINGLE_OUTPUT = frozenset(["text", "group", "names", "date", "number", "label"])
 _TESTED_CACHE: dict[int, tuple[Node, frozenset[str]]] = {}
 
 
@@ -486,32 +488,42 @@ class Evaluator:
     def elements(self, nodes: list[Node]) -> list[Out]:
         out: list[Out] = []
         for n in nodes:
-            out.extend(self.element(n))
+            # one output per element but for choose (its branch's outputs) and the elements
+            # that give none; no list per element on the hot path
+            tag = n.tag
+            if tag == "choose":
+                out.extend(self.choose(n))
+            elif tag in _SINGLE_OUTPUT and (tag != "text" or "macro" not in n.attrs
+                                            or n.attrs["macro"] in self.style.macros):
+                out.append(self._single(n, tag))
         return out
 
     def element(self, n: Node) -> list[Out]:
         tag = n.tag
-        if tag == "text":
-            if "macro" in n.attrs:
-                macro = self.style.macros.get(n.attrs["macro"])
-                if macro is None:
-                    return []
-                return [self.group(macro.children, formatting_of(n.attrs), is_macro=True)]
-            return [self.with_formatting(n, self.text(n))]
-        if tag == "group":
-            return [self.group(n.children, formatting_of(n.attrs), is_macro=False)]
         if tag == "choose":
             return self.choose(n)
-        if tag == "number":
-            return [self.with_formatting(n, self.number(n))]
-        if tag == "label":
-            return [self.label_el(n.attrs["variable"], n.attrs.get("form", "long"),
-                                  n.attrs.get("plural", "contextual"), formatting_of(n.attrs))]
-        if tag == "date":
-            return [self.date_el(n)]
+        if tag not in _SINGLE_OUTPUT or (
+                tag == "text" and "macro" in n.attrs and n.attrs["macro"] not in self.style.macros):
+            return []
+        return [self._single(n, tag)]
+
+    def _single(self, n: Node, tag: str) -> Out:
+        """The output of an element other than choose (a macro call names a known macro)."""
+        if tag == "text":
+            if "macro" in n.attrs:
+                return self.group(self.style.macros[n.attrs["macro"]].children,
+                                  formatting_of(n.attrs), is_macro=True)
+            return self.with_formatting(n, self.text(n))
+        if tag == "group":
+            return self.group(n.children, formatting_of(n.attrs), is_macro=False)
         if tag == "names":
-            return [self.names(n)]
-        return []
+            return self.names(n)
+        if tag == "date":
+            return self.date_el(n)
+        if tag == "number":
+            return self.with_formatting(n, self.number(n))
+        return self.label_el(n.attrs["variable"], n.attrs.get("form", "long"),
+                             n.attrs.get("plural", "contextual"), formatting_of(n.attrs))
 
     def with_formatting(self, n: Node, res: Out) -> Out:
         f = formatting_of(n.attrs)
