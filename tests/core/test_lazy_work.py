@@ -103,3 +103,48 @@ def test_style_plugins_are_looked_up_once_per_sys_path(monkeypatch: pytest.Monke
     monkeypatch.setattr(sys, "path", [*sys.path, "/another-refbook-test-path"])
     styles.available_styles()
     assert len(scans) == 2
+
+
+def _counting_layouts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    calls: list[str] = []
+    original = Evaluator.layout
+
+    def counting(self: Evaluator, area, item, disamb, **kw):  # type: ignore[no-untyped-def]
+        if kw.get("bibliography"):
+            calls.append(item.id)
+        return original(self, area, item, disamb, **kw)
+
+    monkeypatch.setattr(Evaluator, "layout", counting)
+    return calls
+
+
+def test_one_new_citation_formats_one_entry_in_an_unnumbered_style(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # chicago-author-date never prints or tests citation-number: a new item that sorts first
+    # renumbers every other item, which must not make their memoized entries miss
+    calls = _counting_layouts(monkeypatch)
+    families = [f"Renumberauthor{chr(98 + i)}" for i in range(10)]
+    items = [_item(f"r{i}", f, 2000, f"Title {i}") for i, f in enumerate(families)]
+    style = get_style("chicago-author-date")
+    before = [to_text(x) for _, x in style.processor(items).bibliography()]
+    assert len(calls) == len(items)
+    calls.clear()
+    first = _item("r-new", "Renumberauthora", 2000, "New")
+    after = [to_text(x) for _, x in style.processor([*items, first]).bibliography()]
+    assert calls == ["r-new"]
+    assert after[1:] == before
+
+
+def test_a_numbered_style_formats_renumbered_entries_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the numeric style prints the number: a renumbered entry is a different entry
+    calls = _counting_layouts(monkeypatch)
+    items = [_item(f"n{i}", f"Numberedauthor{chr(98 + i)}", 2000, f"Title {i}")
+             for i in range(5)]
+    style = get_style("numeric")
+    style.processor(items).bibliography()
+    calls.clear()
+    first = _item("n-new", "Numberedauthora", 2000, "New")
+    texts = [to_text(x) for _, x in style.processor([first, *items]).bibliography()]
+    assert sorted(calls) == sorted(["n-new", *(i.id for i in items)])
+    assert [t.split()[0] for t in texts] == [f"[{i}]" for i in range(1, 7)]

@@ -91,15 +91,22 @@ def _formatting_of(attrs: dict[str, str]) -> Formatting:
     )
 
 
-_CONDITION_CACHE: dict[int, tuple[dict[str, str], str, tuple[tuple[str, tuple[str, ...]], ...]]] = {}
+_KNOWN_CONDITIONS = frozenset(["type", "variable", "is-numeric", "is-uncertain-date", "locator",
+                               "position", "disambiguate"])
+#: one condition of a choose branch: its name, its values, and those values as a set
+_Cond = tuple[str, tuple[str, ...], frozenset[str]]
+_CONDITION_CACHE: dict[int, tuple[dict[str, str], str, tuple[_Cond, ...]]] = {}
 
 
-def _conditions(attrs: dict[str, str]) -> tuple[str, tuple[tuple[str, tuple[str, ...]], ...]]:
-    """A choose branch's (match, [(condition, values)]), parsed once per style node."""
+def _conditions(attrs: dict[str, str]) -> tuple[str, tuple[_Cond, ...]]:
+    """A choose branch's (match, [(condition, values, set of values)]), parsed once per style
+    node."""
     hit = _CONDITION_CACHE.get(id(attrs))
     if hit is not None and hit[0] is attrs:
         return hit[1], hit[2]
-    conds = tuple((k, tuple(v.split())) for k, v in attrs.items() if k != "match")
+    # an attribute that is no condition (match, or one of another CSL version) decides nothing
+    conds = tuple((k, tuple(v.split()), frozenset(v.split())) for k, v in attrs.items()
+                  if k in _KNOWN_CONDITIONS)
     match = attrs.get("match", "all")
     _CONDITION_CACHE[id(attrs)] = (attrs, match, conds)
     return match, conds
@@ -234,6 +241,73 @@ def _is_byzantine(name: Name) -> bool:
     return all(ord(c) < 0x0590 or 0x1E00 <= ord(c) < 0x2000 or not c.isalpha() for c in s)
 
 
+#: the elements that give exactly one output (possibly None)
+_SINGLE_OUTPUT = frozenset(["text", "group", "names", "date", "number", "label"])
+_TESTED_CACHE: dict[int, tuple[Node, frozenset[str]]] = {}
+
+
+def _tested_variables(choose: Node) -> frozenset[str]:
+    """The variables a ``<choose>``'s branches test for presence: which branch an item takes
+    depends on these alone (and its type), not on all the variables it has."""
+    hit = _TESTED_CACHE.get(id(choose))
+    if hit is not None and hit[0] is choose:
+        return hit[1]
+    tested = frozenset(v for b in choose.children
+                       for c, _, vs in _conditions(b.attrs)[1] if c == "variable" for v in vs)
+    _TESTED_CACHE[id(choose)] = (choose, tested)
+    return tested
+
+
+_NAMES_CACHE: dict[int, tuple[Node, tuple[list[str], Formatting, Node | None, Node | None,
+                                           Node | None, Node | None, bool]]] = {}
+
+
+def _names_parts(n: Node) -> tuple[list[str], Formatting, Node | None, Node | None,
+                                   Node | None, Node | None, bool]:
+    """A ``<names>`` node's variables, formatting and name/et-al/label/substitute children,
+    and whether its label comes before its name: parsed once per style node (nodes never
+    change). The variable list is shared: callers must not change it."""
+    hit = _NAMES_CACHE.get(id(n))
+    if hit is not None and hit[0] is n:
+        return hit[1]
+    name_node = next((c for c in n.children if c.tag == "name"), None)
+    label_node = next((c for c in n.children if c.tag == "label"), None)
+    label_before = False
+    if name_node is not None and label_node is not None:
+        label_before = n.children.index(label_node) < n.children.index(name_node)
+    parts = (n.attrs.get("variable", "").split(), formatting_of(n.attrs), name_node,
+             next((c for c in n.children if c.tag == "et-al"), None), label_node,
+             next((c for c in n.children if c.tag == "substitute"), None), label_before)
+    _NAMES_CACHE[id(n)] = (n, parts)
+    return parts
+
+
+_NAME_NODE_CACHE: dict[int, tuple[Node, tuple[Formatting, dict[str, str],
+                                              dict[str, Formatting]]]] = {}
+_NO_NAME_NODE: tuple[Formatting, dict[str, str], dict[str, Formatting]] = (NO_FORMAT, {}, {})
+
+
+def _name_node_parts(name_node: Node | None
+                     ) -> tuple[Formatting, dict[str, str], dict[str, Formatting]]:
+    """A ``<name>`` node's formatting, the name options it sets and its name-parts'
+    formatting, parsed once per node (shared: callers must not change them)."""
+    if name_node is None:
+        return _NO_NAME_NODE
+    hit = _NAME_NODE_CACHE.get(id(name_node))
+    if hit is not None and hit[0] is name_node:
+        return hit[1]
+    a = name_node.attrs
+    opts = {k: a[k] for k in _NAME_ATTRS if k in a}
+    if "delimiter" in a:
+        opts["delimiter"] = a["delimiter"]
+    opts["_parts"] = ""  # marker
+    parts = (_formatting_of({k: v for k, v in a.items() if k != "delimiter"}), opts,
+             {c.attrs.get("name", ""): formatting_of(c.attrs)
+              for c in name_node.children if c.tag == "name-part"})
+    _NAME_NODE_CACHE[id(name_node)] = (name_node, parts)
+    return parts
+
+
 class Evaluator:
     """Evaluates layouts for items of one style. One instance per processor run."""
 
@@ -258,6 +332,9 @@ class Evaluator:
         self.locator = self.label = ""
         self.name_opts: dict[str, str] = {}
         self.all_names = False
+        self._present_item: Item | None = None
+        self._present_vars: frozenset[str] = frozenset()
+        self._choices: dict[tuple[int, str, frozenset[str]], tuple[Node, int, bool]] = {}
 
     def _begin(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
                sort_key: bool = False, locator: str = "", label: str = "",
@@ -411,32 +488,42 @@ class Evaluator:
     def elements(self, nodes: list[Node]) -> list[Out]:
         out: list[Out] = []
         for n in nodes:
-            out.extend(self.element(n))
+            # one output per element but for choose (its branch's outputs) and the elements
+            # that give none; no list per element on the hot path
+            tag = n.tag
+            if tag == "choose":
+                out.extend(self.choose(n))
+            elif tag in _SINGLE_OUTPUT and (tag != "text" or "macro" not in n.attrs
+                                            or n.attrs["macro"] in self.style.macros):
+                out.append(self._single(n, tag))
         return out
 
     def element(self, n: Node) -> list[Out]:
         tag = n.tag
-        if tag == "text":
-            if "macro" in n.attrs:
-                macro = self.style.macros.get(n.attrs["macro"])
-                if macro is None:
-                    return []
-                return [self.group(macro.children, formatting_of(n.attrs), is_macro=True)]
-            return [self.with_formatting(n, self.text(n))]
-        if tag == "group":
-            return [self.group(n.children, formatting_of(n.attrs), is_macro=False)]
         if tag == "choose":
             return self.choose(n)
-        if tag == "number":
-            return [self.with_formatting(n, self.number(n))]
-        if tag == "label":
-            return [self.label_el(n.attrs["variable"], n.attrs.get("form", "long"),
-                                  n.attrs.get("plural", "contextual"), formatting_of(n.attrs))]
-        if tag == "date":
-            return [self.date_el(n)]
+        if tag not in _SINGLE_OUTPUT or (
+                tag == "text" and "macro" in n.attrs and n.attrs["macro"] not in self.style.macros):
+            return []
+        return [self._single(n, tag)]
+
+    def _single(self, n: Node, tag: str) -> Out:
+        """The output of an element other than choose (a macro call names a known macro)."""
+        if tag == "text":
+            if "macro" in n.attrs:
+                return self.group(self.style.macros[n.attrs["macro"]].children,
+                                  formatting_of(n.attrs), is_macro=True)
+            return self.with_formatting(n, self.text(n))
+        if tag == "group":
+            return self.group(n.children, formatting_of(n.attrs), is_macro=False)
         if tag == "names":
-            return [self.names(n)]
-        return []
+            return self.names(n)
+        if tag == "date":
+            return self.date_el(n)
+        if tag == "number":
+            return self.with_formatting(n, self.number(n))
+        return self.label_el(n.attrs["variable"], n.attrs.get("form", "long"),
+                             n.attrs.get("plural", "contextual"), formatting_of(n.attrs))
 
     def with_formatting(self, n: Node, res: Out) -> Out:
         f = formatting_of(n.attrs)
@@ -467,46 +554,102 @@ class Evaluator:
         return formatted(f, xs)
 
     def choose(self, n: Node) -> list[Out]:
-        for branch in n.children:
+        branches = n.children
+        # most branches test only the item's type and which variables it has: which of those
+        # comes first is looked up per (choose, type, variables), not tested for every item
+        key = (id(n), self.item.type if self.item is not None else "",
+               self._present() & _tested_variables(n))
+        hit = self._choices.get(key)
+        if hit is None or hit[0] is not n:
+            hit = self._choices[key] = (n, *self._first_static_branch(branches))
+        _, start, decided = hit
+        if decided:
+            return self.elements(branches[start].children) if start < len(branches) else []
+        for branch in branches[start:]:
             if branch.tag == "else" or self._test(branch.attrs):
                 return self.elements(branch.children)
         return []
 
+    def _first_static_branch(self, branches: list[Node]) -> tuple[int, bool]:
+        """(index, decided): the first branch that holds, going by the tests that depend only
+        on the item's type and variables (decided), or the first that tests anything else
+        (undecided: evaluated from there on)."""
+        for i, b in enumerate(branches):
+            if b.tag == "else":
+                return i, True
+            _, conds = _conditions(b.attrs)
+            if not all(c == "type" or (c == "variable" and "locator" not in vs)
+                       for c, _, vs in conds):
+                return i, False
+            if self._test(b.attrs):
+                return i, True
+        return len(branches), True
+
     def _test(self, attrs: dict[str, str]) -> bool:
-        assert self.item is not None
-        item = self.item
-        results: list[bool] = []
         match, conditions = _conditions(attrs)
-        for cond, values in conditions:
-            for v in values:
-                if cond == "type":
-                    results.append(item.type == v)
-                elif cond == "variable":
-                    # a variable used up by <substitute> is suppressed in the rest of the
-                    # *output* (CSL 1.0.2, "Substitution"); a condition still sees it present,
-                    # as citeproc does (APA's publisher test after an editor substitution)
-                    if v == "locator":
-                        results.append(bool(self.locator))
-                    else:
-                        results.append(item.has(v))
-                elif cond == "is-numeric":
-                    t = self.locator if v == "locator" else stringify(item.var(v))
-                    results.append(bool(t) and is_numeric(t))
-                elif cond == "is-uncertain-date":
-                    d = item.date(v)
-                    results.append(d is not None and d.circa)
-                elif cond == "locator":
-                    lab = self.label or ("page" if self.locator else "")
-                    results.append(bool(self.locator) and lab == v)
-                elif cond == "position":
-                    results.append(self._position_matches(v))
-                elif cond == "disambiguate":
-                    results.append(self.disamb.condition == (v == "true"))
-        if match == "any":
-            return any(results)
-        if match == "none":
-            return not any(results)
-        return all(results)
+        item = self.item
+        assert item is not None
+        want_all = match == "all"
+        # conditions have no side effects: stop at the first one that decides the match;
+        # type and variable tests (most of them) are set operations
+        for cond, values, vset in conditions:
+            if cond == "type":
+                r = (all(item.type == v for v in values) if want_all
+                     else item.type in vset)
+            elif cond == "variable" and "locator" not in vset:
+                present = self._present()
+                r = vset <= present if want_all else not vset.isdisjoint(present)
+            else:
+                held = (self._holds(cond, v) for v in values)
+                r = all(held) if want_all else any(held)
+            if want_all:
+                if not r:
+                    return False
+            elif r:
+                return match == "any"
+        return want_all or match == "none"
+
+    def _holds(self, cond: str, v: str) -> bool:
+        """Whether one value of one condition of a choose branch holds for the item."""
+        item = self.item
+        assert item is not None
+        if cond == "type":
+            return item.type == v
+        if cond == "variable":
+            # a variable used up by <substitute> is suppressed in the rest of the
+            # *output* (CSL 1.0.2, "Substitution"); a condition still sees it present,
+            # as citeproc does (APA's publisher test after an editor substitution)
+            if v == "locator":
+                return bool(self.locator)
+            return v in self._present()
+        if cond == "is-numeric":
+            t = self.locator if v == "locator" else stringify(item.var(v))
+            return bool(t) and is_numeric(t)
+        if cond == "is-uncertain-date":
+            d = item.date(v)
+            return d is not None and d.circa
+        if cond == "locator":
+            lab = self.label or ("page" if self.locator else "")
+            return bool(self.locator) and lab == v
+        if cond == "position":
+            return self._position_matches(v)
+        if cond == "disambiguate":
+            return self.disamb.condition == (v == "true")
+        return False
+
+    def _present(self) -> frozenset[str]:
+        """The variables ``Item.has`` finds in the current item, computed once per item (the
+        same item is evaluated for many sort keys and layouts in a row)."""
+        item = self.item
+        if item is None:
+            return frozenset()
+        if self._present_item is not item:
+            self._present_item = item
+            self._present_vars = frozenset(
+                [k for k, _ in item.text if item.var(k)]
+                + [k for k, _ in item.names if item.name_list(k)]
+                + [k for k, _ in item.dates if item.date(k) is not None])
+        return self._present_vars
 
     def _position_matches(self, v: str) -> bool:
         if self.in_bibliography:
@@ -883,18 +1026,10 @@ class Evaluator:
 
     def names(self, n: Node) -> Out:
         assert self.item is not None
-        vars_ = n.attrs.get("variable", "").split()
-        f = formatting_of(n.attrs)
+        vars_, f, name_node, etal_node, label_node, subst, label_before = _names_parts(n)
         if f.delimiter is None and "names-delimiter" in self.name_opts:
             f = Formatting(**{**{k: getattr(f, k) for k in Formatting.__slots__},
                               "delimiter": self.name_opts["names-delimiter"]})
-        name_node = next((c for c in n.children if c.tag == "name"), None)
-        etal_node = next((c for c in n.children if c.tag == "et-al"), None)
-        label_node = next((c for c in n.children if c.tag == "label"), None)
-        subst = next((c for c in n.children if c.tag == "substitute"), None)
-        label_before = False
-        if name_node is not None and label_node is not None:
-            label_before = n.children.index(label_node) < n.children.index(name_node)
         if self.subst_names is not None:
             outer = self.subst_names
             name_node = name_node or next((c for c in outer.children if c.tag == "name"), None)
@@ -908,19 +1043,10 @@ class Evaluator:
             if ed and ed == tr and self.locale.term("editortranslator", lform):
                 vars_ = ["editortranslator"] + [v for v in vars_ if v not in ("editor", "translator")]
         opts = dict(self.name_opts)
-        name_f = NO_FORMAT
-        if name_node is not None:
-            for k in _NAME_ATTRS:
-                if k in name_node.attrs:
-                    opts[k] = name_node.attrs[k]
-            if "delimiter" in name_node.attrs:
-                opts["delimiter"] = name_node.attrs["delimiter"]
-            name_f = _formatting_of({k: v for k, v in name_node.attrs.items() if k != "delimiter"})
-            opts["_parts"] = ""  # marker
+        name_f, name_opts, name_parts = _name_node_parts(name_node)
+        opts.update(name_opts)
         if self.key_name_opts:
             opts.update(self.key_name_opts)
-        name_parts = {c.attrs.get("name", ""): formatting_of(c.attrs)
-                      for c in (name_node.children if name_node is not None else []) if c.tag == "name-part"}
         contribs: list[tuple[str, tuple[Name, ...] | None]] = []
         for v in vars_:
             contribs.append((v, self.ask_names("editor" if v == "editortranslator" else v)))

@@ -147,6 +147,32 @@ def _stringify(inl: Inlines, parts: list[str]) -> None:
             _stringify(n.children, parts)
 
 
+def first_char(inl: Inlines) -> str:
+    """``stringify(inl)[:1]`` without building the whole text."""
+    for n in inl:
+        if isinstance(n, Text):
+            if n.text:
+                return n.text[0]
+        else:
+            c = first_char(n.children)
+            if c:
+                return c
+    return ""
+
+
+def last_char(inl: Inlines) -> str:
+    """``stringify(inl)[-1:]`` without building the whole text."""
+    for n in reversed(inl):
+        if isinstance(n, Text):
+            if n.text:
+                return n.text[-1]
+        else:
+            c = last_char(n.children)
+            if c:
+                return c
+    return ""
+
+
 def _rebuild(n: Inline, children: Inlines) -> Inline:
     if isinstance(n, Styled):
         return Styled(n.kind, children)
@@ -277,12 +303,11 @@ def fix_punct(xs: list[Inlines]) -> list[Inlines]:
             out.append(items[i])
             break
         x, y = items[i], items[i + 1]
-        xt, yt = stringify(x), stringify(y)
-        y_start = yt[:1] or "\ufffd"
-        x_last = xt[-1:] or "\ufffd"
-        x_end = x_last
+        # only the characters where x and y meet matter (the whole of x only before a period)
+        y_start = first_char(y) or "\ufffd"
+        x_end = last_char(x) or "\ufffd"
         if y_start == ".":
-            trimmed = xt.rstrip()
+            trimmed = stringify(x).rstrip()
             if trimmed and _is_quote_like(trimmed[-1]):
                 core = trimmed.rstrip("\"'" + "".join(c for c in trimmed if _is_quote_like(c)))
                 core = core.rstrip()
@@ -314,7 +339,7 @@ def add_delimiters(delim: str, xs: list[Inlines]) -> list[Inlines]:
     out: list[Inlines] = []
     for idx, x in enumerate(xs):
         if idx > 0:
-            first = stringify(x)[:1]
+            first = first_char(x)
             if first not in (",", ";", "."):
                 out.append((Text(delim),))
         out.append(x)
@@ -385,7 +410,7 @@ _FONT = {"italic": "emph", "oblique": "emph"}
 
 
 def add_formatting(f: Formatting, x: Inlines) -> Inlines:
-    if not stringify(x):
+    if not first_char(x):
         return ()
     if f.strip_periods:
         x = map_text(x, lambda t: t.replace(".", ""))

@@ -163,6 +163,10 @@ class Processor:
         for it in items:
             self.items.setdefault(it.id, it)
         self.ev = Evaluator(style)
+        # only a style that names citation-number gets numbered items: elsewhere the number
+        # would be in every memo key, so one citation added early renumbers (and re-formats)
+        # every later entry for nothing
+        self.numbered = style.uses_citation_number()
         self.disamb: dict[str, Disamb] = {k: Disamb() for k in self.items}
         self.bib_order = self._sort_bibliography()
         self.number = {k: i for i, k in enumerate(self.bib_order, start=1)}
@@ -486,6 +490,8 @@ class Processor:
 
     def _with_number(self, key: str) -> Item:
         item = self.items[key]
+        if not self.numbered:
+            return item
         from dataclasses import replace
 
         return replace(item, text=(*item.text, ("citation-number", (Text(str(self.number[key])),))))
@@ -499,7 +505,7 @@ class Processor:
         citation written inside a footnote is not its start) passes False."""
         memo_key = ("cite", note_start, tuple(
             (ci, self.items.get(ci.id), _disamb_key(self.disamb[ci.id]) if ci.id in self.disamb else None,
-             (numbers or self.number).get(ci.id))
+             (numbers or self.number).get(ci.id) if self.numbered else None)
             for ci in cites))
         return self._memo(memo_key, lambda: self._cite(cites, numbers, note_start))
 
@@ -588,7 +594,7 @@ class Processor:
         return sorted(cites, key=cmp_to_key(cmp))
 
     def _numbered(self, key: str, numbers: dict[str, int] | None) -> Item:
-        if numbers is not None and key in numbers:
+        if numbers is not None and key in numbers and self.numbered:
             from dataclasses import replace
 
             item = self.items[key]

@@ -187,6 +187,18 @@ class Style:
     def options(self) -> dict[str, str]:
         return self.root.attrs
 
+    def uses_citation_number(self) -> bool:
+        """Whether any element of the style names ``citation-number`` (printed, tested, sorted
+        on, collapsed): only then does an item carry its number. Without it a renumbering (one
+        citation added early in a book) leaves every item, and so every memo key, unchanged."""
+        stack = [self.root]
+        while stack:
+            n = stack.pop()
+            if any("citation-number" in v for v in n.attrs.values()):
+                return True
+            stack.extend(n.children)
+        return False
+
     def uses_year_suffix_variable(self) -> bool:
         stack = [self.root]
         while stack:
