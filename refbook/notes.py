@@ -152,14 +152,9 @@ def capitalized(ir: Inlines) -> Inlines:
                     if n.text[i].isalpha():
                         n = Text(n.text[:i] + n.text[i].upper() + n.text[i + 1:])
                 out.append(n)
-            elif isinstance(n, Span):
-                out.append(Span(n.role, walk(n.children), n.key))
-            elif isinstance(n, Styled):
-                out.append(Styled(n.kind, walk(n.children)))
-            elif isinstance(n, Link):
-                out.append(Link(n.url, walk(n.children)))
             else:
-                out.append(n)
+                out.append(_with_children(n, walk(n.children))
+                           if isinstance(n, Span | Styled | Link) else n)
         return tuple(out)
 
     return walk(ir)

@@ -162,21 +162,21 @@ def _in_order(doc: nodes.document) -> Iterator[nodes.Element]:
 
 
 def _footnote_of(node: nodes.Node) -> nodes.footnote | None:
-    n = node.parent
-    while n is not None:
-        if isinstance(n, nodes.footnote):
-            return n
-        n = n.parent
-    return None
+    return _ancestor(node, nodes.footnote)
 
 
 def _in_title(node: nodes.Node) -> bool:
+    return _ancestor(node, nodes.title) is not None
+
+
+def _ancestor(node: nodes.Node, kind: type[nodes.Element]) -> nodes.Element | None:
+    """The nearest enclosing element of ``kind``, if any."""
     n = node.parent
     while n is not None:
-        if isinstance(n, nodes.title):
-            return True
+        if isinstance(n, kind):
+            return n
         n = n.parent
-    return False
+    return None
 
 
 def _first_name(footnote: nodes.footnote) -> str:
