@@ -27,8 +27,16 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The CSL test suite's fixtures (run through the style engine by tests/core/test_csl_suite.py):
+# fetched at install time from Debian's source package of pandoc's CSL engine, pinned by version
+# and SHA-256, never committed. Needs apt-get (Debian/Ubuntu); elsewhere that one test skips and
+# says why, unless CI=true (then the fetch and the test fail).
+CSL_SUITE := $(VENV)/csl-suite/SOURCE
+$(CSL_SUITE): tests/fetch_csl_suite.py | $(STAMP)
+	$(BIN)/python tests/fetch_csl_suite.py --into $(VENV)/csl-suite
+
 # pytest's exit code 5 (no test collected) counts as a failure.
-test: $(STAMP)
+test: $(STAMP) $(CSL_SUITE)
 	@$(BIN)/python -m pytest -q; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
