@@ -153,13 +153,15 @@ class Registry:
                 style_name: str | CslStyle, *,
                 order: Sequence[str] | None = None, nocite: Sequence[str] = (),
                 memo_dir: str | None = None, fold_case: bool = False,
-                locale: str | None = None) -> Resolution:
+                locale: str | None = None,
+                nocite_where: Mapping[str, Location] | None = None) -> Resolution:
         """Format every citation and the list, book-wide.
 
         ``items`` maps keys to CSL items (``refbook.items.items_for``). ``style_name``: a style
         (or what :func:`refbook.styles.get_style` takes), ``locale`` overriding its
         ``default-locale``. ``nocite`` adds keys to the list without a citation (``*`` adds every
-        entry). ``memo_dir`` (a host's cache folder) keeps formatting results across processes.
+        entry); ``nocite_where`` says where a nocite key is written, for its diagnostics.
+        ``memo_dir`` (a host's cache folder) keeps formatting results across processes.
         ``fold_case``: a key that no entry has but one has with other letter case stands for
         that entry (a ``key-case`` warning), as pybtex and so mkdocs-bibtex look keys up;
         otherwise it is unknown (``cite-case``).
@@ -204,7 +206,8 @@ class Registry:
                     in_text[(s.document, s.index)] = author
         for k in nocite:
             if k != "*" and k not in items:
-                diagnostics.append(unresolved_key(k, None, keys, what="nocite"))
+                written_at = (nocite_where or {}).get(k)
+                diagnostics.append(unresolved_key(k, written_at, keys, what="nocite"))
         entries = tuple(processor.bibliography())
         if memo_dir is not None:
             style.save_memo(memo_dir)

@@ -198,6 +198,7 @@ def resolve_book(
     syntaxes: Sequence[str] = ("markdown",),
     compat: Compat | None = None,
     nocite_at: Mapping[str, tuple[tuple[int, str], ...]] | None = None,
+    nocite_lines: Mapping[str, tuple[tuple[str, int], ...]] | None = None,
 ) -> Book:
     # nocite_at: per page, each :cite:empty: key with the number of citations before it
     """Format the book. ``order`` is the reading order of documents; ``auto_doc`` receives the
@@ -260,8 +261,13 @@ def resolve_book(
         {k for keys in wanted.values() for k in keys} - cited_set - set(nocited))
     nocite_arg = ["*"] if everything else [*dict.fromkeys(nocited), *extra]
     csl_items = LazyItems(bib, style.language)
+    # where each :cite:empty: key is first written (its page and line)
+    nocite_where: dict[str, Location] = {}
+    for doc in [*doc_order, *sorted(set(nocite_lines or {}) - set(doc_order))]:
+        for k, line in (nocite_lines or {}).get(doc, ()):
+            nocite_where.setdefault(k, Location(doc, line))
     res = registry.resolve(bib, csl_items, style, order=doc_order, nocite=nocite_arg,
-                           memo_dir=cache_dir)
+                           memo_dir=cache_dir, nocite_where=nocite_where)
     entries = dict(res.entries)
     items: dict[tuple[str, int], dict[str, tuple[str, Inlines]]] = {}
     unformatted: list[Diagnostic] = []

@@ -112,8 +112,13 @@ class RefbookDomain(Domain):
     def fingerprints(self) -> dict[str, str]:
         return cast("dict[str, str]", self.data["fingerprints"])
 
-    def note_nocite(self, docname: str, keys: tuple[str, ...], before: int = 0) -> None:
+    def note_nocite(self, docname: str, keys: tuple[str, ...], before: int = 0,
+                    line: int | None = None) -> None:
         self.nocite[docname] = self.nocite.get(docname, ()) + keys
+        if line is not None:  # where each key is written, for an unknown key's warning
+            lines = cast("dict[str, tuple[tuple[str, int], ...]]",
+                         self.data.setdefault("nocite_lines", {}))
+            lines[docname] = lines.get(docname, ()) + tuple((k, line) for k in keys)
         # where: sphinxcontrib-bibtex's lists take :cite:empty: keys in citation order
         at = cast("dict[str, tuple[tuple[int, str], ...]]", self.data.setdefault("nocite_at", {}))
         at[docname] = at.get(docname, ()) + tuple((before, k) for k in keys)
@@ -122,12 +127,13 @@ class RefbookDomain(Domain):
         self.problems[docname] = (*self.problems.get(docname, ()), (slug, message, line))
 
     def clear_doc(self, docname: str) -> None:
-        for key in ("sites", "footsites", "lists", "nocite", "nocite_at", "problems",
-                    "fingerprints"):
+        for key in ("sites", "footsites", "lists", "nocite", "nocite_at", "nocite_lines",
+                    "problems", "fingerprints"):
             self.data.setdefault(key, {}).pop(docname, None)
 
     def merge_domaindata(self, docnames: Set[str], otherdata: dict[str, Any]) -> None:
-        for key in ("sites", "footsites", "lists", "nocite", "nocite_at", "problems"):
+        for key in ("sites", "footsites", "lists", "nocite", "nocite_at", "nocite_lines",
+                    "problems"):
             for doc in docnames:
                 if doc in otherdata.get(key, {}):
                     self.data.setdefault(key, {})[doc] = otherdata[key][doc]
@@ -214,6 +220,7 @@ class RefbookDomain(Domain):
             __version__, ENV_VERSION, style.digest, s.backlinks, auto_doc, order, titles, specs,
             s.latin1, syntaxes, s.compat,
             sorted(self.nocite.items()), sorted(self.data.get("nocite_at", {}).items()), s.check,
+            sorted(self.data.get("nocite_lines", {}).items()),
             [(doc, [(x.index, x.citation.refs, x.citation.mode, x.section, x.anchor, x.form,
                      x.citation.source, x.note, x.in_note)
                     for x in self.sites[doc]]) for doc in sorted(self.sites)],
@@ -232,7 +239,8 @@ class RefbookDomain(Domain):
                 nocite=self.nocite, order=order, titles=titles, backlinks=s.backlinks,
                 cache_dir=str(cache_dir), auto_doc=auto_doc, check=s.check,
                 footsites=self.footsites, syntaxes=syntaxes, compat=s.compat,
-                nocite_at=self.data.get("nocite_at", {}))
+                nocite_at=self.data.get("nocite_at", {}),
+                nocite_lines=self.data.get("nocite_lines", {}))
             base = s.bibfiles_dir or str(env.srcdir)
             # bibtex_encoding = 'latin-1' declares what the reader's fallback found
             expected = {Code.ENCODING} if s.latin1 else set()

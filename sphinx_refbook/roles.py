@@ -75,7 +75,8 @@ class CiteRole(SphinxRole):
             from sphinx_refbook.domain import domain_of
 
             domain_of(self.env).note_nocite(self.env.docname, tuple(r.key for r in refs),
-                                            int(self.env.temp_data.get(_COUNT) or 0))
+                                            int(self.env.temp_data.get(_COUNT) or 0),
+                                            line=self.lineno)
             return [], []
         if form in ("year", "yearpar"):
             refs = tuple(replace(r, suppress_author=True) for r in refs)
