@@ -42,6 +42,7 @@ __all__ = [
     "Cite",
     "Formatter",
     "Source",
+    "SourceError",
     "format_bibliography",
     "format_citations",
     "load_items",
@@ -80,6 +81,27 @@ class Citation:
 
     cites: tuple[Cite, ...]
     note: int = 0
+
+
+class SourceError(OSError):
+    """``format_bibliography``/``format_citations`` were given a file they cannot read (a
+    missing path, a folder, no permission). ``diagnostic`` says which file and why."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+def _checked(f: Formatter, problems: list[Diagnostic] | None) -> Formatter:
+    """The convenience functions' rule for the source's problems: an unreadable file raises
+    (as ``open`` would); any other problem (a bad entry, a bad item) goes to ``problems``
+    when the caller gives a list, and the items that could be read are formatted."""
+    for d in f.diagnostics:
+        if d.code is Code.FILE:
+            raise SourceError(d)
+    if problems is not None:
+        problems.extend(f.diagnostics)
+    return f
 
 
 def load_items(source: Source) -> tuple[tuple[csl.Item, ...], tuple[Diagnostic, ...]]:
@@ -255,24 +277,29 @@ def _inl(text: str) -> Inlines:
 
 def format_bibliography(source: Source, *, style: str | CslStyle = "chicago-author-date",
                         locale: str | None = None, format: Format = "text",
-                        base: str | os.PathLike[str] | None = None) -> list[str]:
+                        base: str | os.PathLike[str] | None = None,
+                        problems: list[Diagnostic] | None = None) -> list[str]:
     """Every item of ``source`` as a bibliography entry, in the style's order.
+
+    A file that cannot be read raises :class:`SourceError`; the other problems of the source
+    (``file:line`` diagnostics) are appended to ``problems`` when a list is given.
 
     >>> format_bibliography([{"id": "a", "type": "book", "title": "Tides",
     ...                       "author": [{"family": "Doe", "given": "Jane"}],
     ...                       "issued": {"date-parts": [[2001]]}}])
     ['Doe, Jane. 2001. Tides.']
     """
-    f = Formatter(source, style=style, locale=locale, base=base)
+    f = _checked(Formatter(source, style=style, locale=locale, base=base), problems)
     return [render(entry, format) for _, entry in f.bibliography()]
 
 
 def format_citations(source: Source, citations: Sequence[Citation | Sequence[str | Cite] | str],
                      *, style: str | CslStyle = "chicago-author-date", locale: str | None = None,
                      format: Format = "text",
-                     base: str | os.PathLike[str] | None = None) -> list[str]:
+                     base: str | os.PathLike[str] | None = None,
+                     problems: list[Diagnostic] | None = None) -> list[str]:
     """Each citation (a key, a list of keys or :class:`Cite`, or a :class:`Citation`) formatted
-    in document order.
+    in document order. ``problems`` and :class:`SourceError` as in :func:`format_bibliography`.
 
     >>> items = [{"id": "a", "type": "book", "title": "Tides",
     ...           "author": [{"family": "Doe", "given": "Jane"}],
@@ -280,6 +307,6 @@ def format_citations(source: Source, citations: Sequence[Citation | Sequence[str
     >>> format_citations(items, ["a", [Cite("a", locator="12")]])
     ['(Doe 2001)', '(Doe 2001, 12)']
     """
-    f = Formatter(source, style=style, locale=locale, base=base)
+    f = _checked(Formatter(source, style=style, locale=locale, base=base), problems)
     return [render(c, format) for c in f.citations(citations)]
 

@@ -164,3 +164,32 @@ def test_citation_numbers_follow_first_citation(tmp_path: Path) -> None:
     assert [render(x) for x in f.citations(["roe", "doe"])] == ["[1]", "[2]"]
     assert [render(e) for _, e in f.bibliography(citations=["roe", "doe"])] == [
         "1. On waves", "2. Tides of the north"]
+
+
+def test_an_unreadable_file_raises_source_error(tmp_path: Path) -> None:
+    from refbook.api import SourceError
+
+    for missing in (tmp_path / "nope.bib", tmp_path / "nope.json", tmp_path):
+        with pytest.raises(SourceError) as caught:
+            format_bibliography(missing)
+        assert caught.value.diagnostic.location is not None
+        with pytest.raises(SourceError):
+            format_citations(missing, ["doe"])
+
+
+def test_other_problems_reach_the_caller_and_the_good_items_are_formatted(tmp_path: Path) -> None:
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@book{doe2001, author={Doe, Jane}, title={Tides}, year={2001},\n"
+                   "  publisher={Acme}}\n\n@book{broken, title={No end}\n\n"
+                   "@book{roe1999, author={Roe, Rick}, title={Waves}, year={1999},\n"
+                   "  publisher={Acme}}\n", encoding="utf-8")
+    problems: list[Any] = []
+    entries = format_bibliography(bib, problems=problems)
+    assert {"Doe, Jane", "Roe, Rick"} <= {e.split(".")[0] for e in entries}
+    assert problems
+    assert all(p.location is not None and p.location.line for p in problems)
+    quiet = format_bibliography(bib)  # no list given: the same entries
+    assert quiet == entries
+    cited: list[Any] = []
+    assert format_citations(bib, ["doe2001"], problems=cited) == ["(Doe 2001)"]
+    assert [p.message for p in cited] == [p.message for p in problems]
