@@ -384,8 +384,12 @@ def _open(tag: str, attrs: str) -> tuple[str | None, str] | None:
     if tag == "a":
         return "link", html.unescape(found.get("href", ""))
     if tag == "span":
-        if found.get("class") in ("nocase", "nodecor"):
-            return ("nocase" if found["class"] == "nocase" else None), ""
+        if found.get("class") == "nocase":
+            return "nocase", ""
+        if found.get("class") == "nodecor":
+            # kept as a span (pandoc's "nodecoration"): text in normal font inside italics or
+            # small caps, untouched by text-case
+            return "nodecor", ""
         style = found.get("style", "").replace(" ", "")
         if style in _SPAN_STYLES:
             return _SPAN_STYLES[style], ""
@@ -401,6 +405,9 @@ def _close(stack: list[tuple[str, str | None, str, list[ir.Inline]]]) -> None:
         parent.extend(kids)
     elif kind == "link":
         parent.append(ir.Link(url, kids))
+    elif kind == "nodecor":
+        if kids:
+            parent.append(ir.Span("nodecor", kids))
     elif kids:
         parent.append(ir.Styled(_KINDS[kind], kids))
 

@@ -683,6 +683,11 @@ class Evaluator:
             return Tag("term", out, a["term"]) if out is not None else None
         if "value" in a:
             v = a["value"]
+            if "<" in v:
+                # HTML-like markup in a style's own text (<b>…</b>), read as in field values
+                from refbook.readers.csl_json import markup_to_inlines
+
+                return Lit(markup_to_inlines(v))
             if "'" in v or '"' in v:
                 # quotes and apostrophes in a style's own text, as in field values
                 from refbook.readers.csl_json import smart_quotes

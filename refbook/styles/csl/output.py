@@ -367,7 +367,7 @@ class _CaseWalker:
                 # pandoc's case transforms see no words in math: the state stays as it was
                 out.append(n)
             elif (isinstance(n, Styled) and n.kind in ("smallcaps", "sup", "sub", "nocase", "code")) \
-                    or (isinstance(n, Span) and n.role == "nocase"):
+                    or (isinstance(n, Span) and n.role in ("nocase", "nodecor")):
                 self.state.step(stringify(n.children), None)
                 out.append(n)
             else:
