@@ -341,7 +341,26 @@ def markup_to_inlines(value: str) -> ir.Inlines:
     inl = _markup(value)
     if any(q in value for q in _QUOTE_CHARS):
         inl = smart_quotes(inl)
+    if _FRENCH_SPACE.search(value):
+        inl = _french_spaces(inl)
     return inl
+
+
+# French typography in a field value: the space inside guillemets and before ? ! ; becomes a
+# narrow no-break space (U+202F), as pandoc's engine and citeproc-js read CSL-JSON values.
+_FRENCH_SPACE = re.compile(r"« | »| (?=[?!;])")
+
+
+def _french_spaces(inl: ir.Inlines) -> ir.Inlines:
+    out: list[ir.Inline] = []
+    for n in inl:
+        if isinstance(n, ir.Text):
+            out.append(ir.Text(_FRENCH_SPACE.sub(lambda m: m[0].replace(" ", "\u202f"), n.text)))
+        elif isinstance(n, ir.Styled) and n.kind == "code":
+            out.append(n)
+        else:
+            out.append(_rebuild_inline(n, _french_spaces(n.children)))
+    return tuple(out)
 
 
 def _markup(value: str) -> ir.Inlines:

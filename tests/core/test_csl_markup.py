@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from benchmarks.csl_suite import html
-from refbook.api import Formatter, render
+from refbook.api import Citation, Cite, Formatter, render
 from refbook.ir import Span, Styled, Text
 
 CSL_NS = "http://purl.org/net/xbiblio/csl"
@@ -67,3 +67,60 @@ def test_flip_flop_in_the_suite_html() -> None:
     assert html(nested) == ('<i>a <span style="font-style:normal;">b <i>c</i></span></i>')
     assert html((Styled("strong", (Styled("emph", (Text("x"),)),)),)) == "<b><i>x</i></b>"
     assert html((Span("nodecor", (Text("v."),)),)) == "v."
+
+
+def test_fonts_on_names_are_applied_as_pandoc_applies_them(tmp_path: Path, pandoc: str) -> None:
+    style = tmp_path / "s.csl"
+    style.write_text(csl(
+        '<group delimiter="|">'
+        '<names variable="author" font-style="italic" prefix="(" suffix=")">'
+        '<name form="short"/><substitute><names variable="editor"/></substitute></names>'
+        '<names variable="author editor" font-weight="bold" delimiter="; "><name/></names>'
+        '</group>'), encoding="utf-8")
+    bib = tmp_path / "r.bib"
+    bib.write_text("@book{a, author = {Aalto, Alan}, editor = {Roe, Jane}, title = {T}, "
+                   "year = {1965}}\n", encoding="utf-8")
+    ((_, entry),) = Formatter(str(bib), style=str(style)).bibliography()
+    assert render(entry, "markdown") == pandoc_markdown(pandoc, bib, style).replace("\\|", "&#124;")
+    assert Styled("emph", (Text("Aalto"),)) in entry
+
+
+def pandoc_plain(pandoc: str, bib: Path, style: Path) -> str:
+    out = subprocess.run(
+        [pandoc, "-f", "markdown", "-t", "plain", "--wrap=none", "--citeproc",
+         f"--bibliography={bib}", f"--csl={style}"],
+        input="---\nnocite: '@*'\n---\n", capture_output=True, text=True, check=True, timeout=120)
+    return out.stdout.strip()
+
+
+def test_french_spaces_in_csl_json_values_as_pandoc(tmp_path: Path, pandoc: str) -> None:
+    style = tmp_path / "s.csl"
+    style.write_text(csl('<text variable="title"/>'), encoding="utf-8")
+    bib = tmp_path / "r.json"
+    bib.write_text('[{"id": "a", "type": "book", "title": "Quoi ? Non ! Ah : oui ; '
+                   '«\\u00a0z\\u00a0» « <i>y</i> » et «x»"}]', encoding="utf-8")
+    ((_, entry),) = Formatter(str(bib), style=str(style)).bibliography()
+    assert render(entry, "text") == pandoc_plain(pandoc, bib, style)
+    assert "Quoi\u202f?" in render(entry, "text")
+
+
+def test_a_quoted_locator_gets_typographic_quotes_as_in_pandoc(tmp_path: Path,
+                                                               pandoc: str) -> None:
+    style = tmp_path / "s.csl"
+    style.write_text(csl('<text variable="title"/>').replace(
+        '<citation><layout><text variable="title"/></layout></citation>',
+        '<citation><layout suffix="."><group delimiter=" "><text variable="title"/>'
+        '<label variable="locator" form="short"/><text variable="locator"/></group>'
+        '</layout></citation>'), encoding="utf-8")
+    bib = tmp_path / "r.bib"
+    bib.write_text("@book{a, title = {Enter}, year = {1965}}\n", encoding="utf-8")
+    theirs = subprocess.run(
+        [pandoc, "-f", "markdown", "-t", "plain", "--wrap=none", "--citeproc",
+         f"--bibliography={bib}", f"--csl={style}"], input='A [@a, s.v. "gargoyle"].\n',
+        capture_output=True, text=True, check=True, timeout=120).stdout
+    # the citeproc-js runner's spelling of the locator type ("sub verbo") is read too
+    (ours,) = Formatter(str(bib), style=str(style)).citations(
+        [Citation((Cite("a", locator='"gargoyle"', label="sub verbo"),))])
+    tail = render(ours, "text").split(" ", 1)[1]
+    assert tail == "s.v. \u201cgargoyle.\u201d"
+    assert tail in theirs.replace("\xa0", " ")  # pandoc ties "s.v." to its word

@@ -9,7 +9,7 @@ the CSL 1.0.2 specification as citeproc implements it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from refbook.ir import Inlines, Text
@@ -354,7 +354,8 @@ class Evaluator:
         self.near_note = near_note
         self.key_name_opts = {}
         self.locator = locator
-        self.label = label
+        # CSL 1.0 spelled two locator types with a space ("sub verbo"): the term is sub-verbo
+        self.label = label.replace(" ", "-") if " " in label else label
         self.name_opts = self._inherited_name_opts(area)
         self.all_names = all_names
 
@@ -710,7 +711,13 @@ class Evaluator:
                     loc = loc.replace("&", amp)
             if not self.label or self.label == "page":
                 return Tag("locator", self.page_range(loc))
-            return Tag("locator", lit(self._format_range(loc, EN_DASH, None)))
+            ranged = self._format_range(loc, EN_DASH, None)
+            if '"' in ranged:
+                # a quoted word as locator (s.v. "gargoyle"): typographic quotes, as in fields
+                from refbook.readers.csl_json import smart_quotes
+
+                return Tag("locator", Lit(smart_quotes((Text(ranged),))))
+            return Tag("locator", lit(ranged))
         if var == "citation-label":
             own = self.ask_text(var)
             label = stringify(own) if own else citation_label(self.item)
@@ -1087,7 +1094,13 @@ class Evaluator:
         if opts.get("form") == "count":
             count = sum(1 for x in xs for u in _universe_tags(x, "name"))
             return lit(str(count)) if count else None
-        return formatted(Formatting(prefix=f.prefix, suffix=f.suffix, delimiter=f.delimiter), xs)
+        outer = Formatting(prefix=f.prefix, suffix=f.suffix, delimiter=f.delimiter)
+        if f != outer:
+            # the fonts, quotes and case of <names> itself go around each variable's names
+            # (inside the affixes and delimiter), as pandoc's engine applies them
+            fonts = replace(f, prefix=None, suffix=None, delimiter=None)
+            xs = [formatted(fonts, [x]) for x in xs]
+        return formatted(outer, xs)
 
     def format_names(self, var: str, names: tuple[Name, ...], opts: dict[str, str],
                      formatting: Formatting, name_f: Formatting, name_parts: dict[str, Formatting],
