@@ -1094,13 +1094,13 @@ class Evaluator:
         if opts.get("form") == "count":
             count = sum(1 for x in xs for u in _universe_tags(x, "name"))
             return lit(str(count)) if count else None
-        outer = Formatting(prefix=f.prefix, suffix=f.suffix, delimiter=f.delimiter)
-        if f != outer:
+        affixes = Formatting(prefix=f.prefix, suffix=f.suffix, delimiter=f.delimiter)
+        if f != affixes:
             # the fonts, quotes and case of <names> itself go around each variable's names
             # (inside the affixes and delimiter), as pandoc's engine applies them
             fonts = replace(f, prefix=None, suffix=None, delimiter=None)
             xs = [formatted(fonts, [x]) for x in xs]
-        return formatted(outer, xs)
+        return formatted(affixes, xs)
 
     def format_names(self, var: str, names: tuple[Name, ...], opts: dict[str, str],
                      formatting: Formatting, name_f: Formatting, name_parts: dict[str, Formatting],
