@@ -120,8 +120,14 @@ def html(nodes: Inlines, depth: int = 0, on: frozenset[str] = frozenset()) -> st
 def bib_body(entries: list[str]) -> str:
     """Entries inside citeproc-js' bibliography divs (as jgm/citeproc's runner writes them)."""
     lines = ['<div class="csl-bib-body">']
+    block = '<div class="csl-block">'
     for t in entries:
-        if t.startswith("<div"):
+        if t.startswith(block):
+            # citeproc-js sets a leading block (display="block") apart by blank lines
+            end = t.index("</div>") + len("</div>")
+            rest = f"\n\n    {t[end:]}" if t[end:] else ""
+            lines.append(f'  <div class="csl-entry">\n\n    {t[:end]}{rest}\n  </div>')
+        elif t.startswith("<div"):
             lines.append(f'  <div class="csl-entry">\n    {t}\n  </div>')
         elif t.endswith("</div>"):
             lines.append(f'  <div class="csl-entry">{t}\n  </div>')

@@ -124,3 +124,22 @@ def test_a_quoted_locator_gets_typographic_quotes_as_in_pandoc(tmp_path: Path,
     tail = render(ours, "text").split(" ", 1)[1]
     assert tail == "s.v. \u201cgargoyle.\u201d"
     assert tail in theirs.replace("\xa0", " ")  # pandoc ties "s.v." to its word
+
+
+def test_layout_suffix_goes_inside_the_last_box_as_in_pandoc(tmp_path: Path,
+                                                              pandoc: str) -> None:
+    style = tmp_path / "s.csl"
+    style.write_text(csl(
+        '<group display="left-margin"><text variable="title" prefix="[" suffix="]"/></group>'
+        '<group display="right-inline"><text variable="title" font-style="italic"/></group>'
+    ).replace("<bibliography><layout>", '<bibliography><layout suffix=".">'),
+        encoding="utf-8")
+    bib = tmp_path / "r.bib"
+    bib.write_text("@book{a, title = {Enter}, year = {1965}}\n", encoding="utf-8")
+    theirs = subprocess.run(
+        [pandoc, "-f", "markdown", "-t", "html", "--wrap=none", "--citeproc",
+         f"--bibliography={bib}", f"--csl={style}"], input="---\nnocite: '@*'\n---\n",
+        capture_output=True, text=True, check=True, timeout=120).stdout
+    assert '<div class="csl-right-inline"><em>Enter</em>.</div>' in theirs
+    ((_, entry),) = Formatter(str(bib), style=str(style)).bibliography()
+    assert entry[-1] == Span("csl-right-inline", (Styled("emph", (Text("Enter"),)), Text(".")))

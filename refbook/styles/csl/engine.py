@@ -381,6 +381,10 @@ class Evaluator:
                     and not any("display" in c.attrs for c in layout.children)):
                 # a layout that places its fields with display="…" itself keeps its boxes
                 return _second_field_aligned(lf, xs)
+            if lf.suffix and any("display" in c.attrs for c in layout.children):
+                boxed = _suffix_into_last_box(lf.suffix, xs)
+                if boxed is not None:
+                    return formatted(replace(lf, suffix=None), boxed)
             return formatted(lf, xs)
         return grouped(xs)
 
@@ -1392,6 +1396,19 @@ def _link_titles(o: Out, url: str) -> Out:
     if isinstance(o, Linked):
         return o
     return Fmt(o.f, [_link_titles(k, url) for k in o.kids])
+
+
+def _suffix_into_last_box(suffix: str, xs: list[Out]) -> list[Out] | None:
+    """The layout's suffix inside the entry's last box when the entry ends with one (a
+    display="right-inline" group), as pandoc's engine and citeproc-js place it; None: it does
+    not end with a box."""
+    kept = [x for x in xs if x is not None]
+    last = kept[-1] if kept else None
+    if not isinstance(last, Fmt) or last.f.display is None:
+        return None
+    box = Fmt(Formatting(suffix=suffix, display=last.f.display),
+              [Fmt(replace(last.f, display=None), last.kids)])
+    return [*kept[:-1], box]
 
 
 def _second_field_aligned(lf: Formatting, xs: list[Out]) -> Out:
