@@ -143,3 +143,14 @@ def test_layout_suffix_goes_inside_the_last_box_as_in_pandoc(tmp_path: Path,
     assert '<div class="csl-right-inline"><em>Enter</em>.</div>' in theirs
     ((_, entry),) = Formatter(str(bib), style=str(style)).bibliography()
     assert entry[-1] == Span("csl-right-inline", (Styled("emph", (Text("Enter"),)), Text(".")))
+
+
+def test_turkish_upper_case_as_in_pandoc(tmp_path: Path, pandoc: str) -> None:
+    style = tmp_path / "s.csl"
+    style.write_text(csl('<text variable="title" text-case="uppercase"/>'), encoding="utf-8")
+    bib = tmp_path / "r.bib"
+    bib.write_text("@book{a, title = {ic and \u0131d}, year = {2000}, langid = {turkish}}\n"
+                   "@book{b, title = {ic and \u0131d}, year = {2001}}\n", encoding="utf-8")
+    entries = [render(e, "text") for _, e in Formatter(str(bib), style=str(style)).bibliography()]
+    assert entries == ["\u0130C AND ID", "IC AND ID"]
+    assert "\n\n".join(entries) == pandoc_plain(pandoc, bib, style)

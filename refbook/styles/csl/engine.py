@@ -536,7 +536,15 @@ class Evaluator:
             return res
         if f.text_case == "title" and not self._is_english():
             f = Formatting(**{k: getattr(f, k) for k in Formatting.__slots__ if k != "text_case"})
+        elif f.text_case in ("uppercase", "lowercase") and self._is_turkic():
+            f = replace(f, text_case=f.text_case + "-tr")
         return formatted(f, [res])
+
+    def _is_turkic(self) -> bool:
+        assert self.item is not None
+        # Turkish and Azeri case the dotted and dotless i apart (i → İ, ı → I)
+        lang = (self.item.language or self.locale.lang).lower()
+        return lang[:2] in ("tr", "az") and lang[2:3] in ("", "-", "_")
 
     def _is_english(self) -> bool:
         assert self.item is not None
