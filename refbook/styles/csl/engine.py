@@ -181,6 +181,48 @@ def roman(n: int) -> str:
     return out
 
 
+def _name_part(text: str) -> Out:
+    """A family or given name; HTML-like markup in it (<b>Doe</b>) read as in other fields."""
+    if "<" not in text:
+        return lit(text)
+    from refbook.readers.csl_json import markup_to_inlines
+
+    return Lit(markup_to_inlines(text))
+
+
+_WORD_TAGS = re.compile(r"^((?:<[a-zA-Z][^<>]*>)*)(.*?)((?:</[a-zA-Z]+>)*)$")
+
+
+def _initialize_marked(text: str, make_initials: bool, with_hyphen: bool,
+                       initialize_with: str) -> str:
+    """``initialize`` of a given name with markup around whole words ("<b>John</b> Q."): the
+    words are initialized without their tags, each initial then wrapped in its word's tags;
+    markup it cannot place so is dropped rather than cut in half."""
+    pieces = re.split(r"([\s-]+)", text)
+    tags: list[tuple[str, str]] = []
+    plain: list[str] = []
+    for i, piece in enumerate(pieces):
+        if i % 2:
+            plain.append(piece)
+            continue
+        m = _WORD_TAGS.match(piece)
+        assert m is not None  # the pattern matches every string
+        tags.append((m[1], m[3]))
+        plain.append(m[2])
+    result = initialize("".join(plain), make_initials, with_hyphen, initialize_with)
+    tokens = list(re.finditer(r"[^\s.\-]+", result))
+    if "<" in "".join(plain) or len(tokens) != len(tags):
+        return re.sub(r"<[^<>]*>", "", result)
+    out: list[str] = []
+    pos = 0
+    for tok, (open_, close) in zip(tokens, tags, strict=True):
+        end = tok.end() + (1 if result[tok.end():tok.end() + 1] == "." else 0)
+        out.append(result[pos:tok.start()] + open_ + result[tok.start():end] + close)
+        pos = end
+    out.append(result[pos:])
+    return "".join(out)
+
+
 def initialize(text: str, make_initials: bool, with_hyphen: bool, initialize_with: str) -> str:
     """citeproc's initialize: "John Ronald" -> "J. R." (already-initialized parts kept)."""
     words: list[tuple[bool, str]] = []  # (already_initial, text)
@@ -1254,8 +1296,13 @@ class Evaluator:
         giv_f = parts.get("given", NO_FORMAT)
         given_txt = name.given
         if name.family and "initialize-with" in o and given_txt:
-            given_txt = initialize(given_txt, o.get("initialize", "true") != "false",
-                                   self.initialize_with_hyphen, o["initialize-with"])
+            make = o.get("initialize", "true") != "false"
+            if "<" in given_txt:
+                given_txt = _initialize_marked(given_txt, make, self.initialize_with_hyphen,
+                                               o["initialize-with"])
+            else:
+                given_txt = initialize(given_txt, make, self.initialize_with_hyphen,
+                                       o["initialize-with"])
         sep = o.get("sort-separator", ", ")
 
         def fam_fmt(x: Out) -> Out:
@@ -1274,8 +1321,8 @@ class Evaluator:
 
         ndp = fam_fmt(lit(name.non_dropping_particle)) if name.non_dropping_particle else None
         dp = giv_fmt(lit(name.dropping_particle)) if name.dropping_particle else None
-        given = giv_fmt(lit(given_txt)) if given_txt else None
-        family = fam_fmt(lit(name.family)) if name.family else None
+        given = giv_fmt(_name_part(given_txt)) if given_txt else None
+        family = fam_fmt(_name_part(name.family)) if name.family else None
         suffix = lit(name.suffix) if name.suffix else None
         as_sort = o.get("name-as-sort-order")
         name_as_sort = as_sort == "all" or (as_sort == "first" and order == 1)
