@@ -76,9 +76,19 @@ _TAGS = {
 _QUOTES = (("\u201c", "\u201d"), ("\u2018", "\u2019"))
 
 
-def html(nodes: Inlines, depth: int = 0) -> str:
+# Flip-flop: italics inside italics (bold inside bold, small caps inside small caps) is written
+# in the normal font, as citeproc-js' HTML output writes it; the inline tree keeps the nesting
+# (pandoc's output nests <em> too).
+_NORMAL = {
+    "emph": '<span style="font-style:normal;">',
+    "strong": '<span style="font-weight:normal;">',
+    "smallcaps": '<span style="font-variant:normal;">',
+}
+
+
+def html(nodes: Inlines, depth: int = 0, on: frozenset[str] = frozenset()) -> str:
     """Inline tree → the HTML citeproc-js writes (``&#38;`` for ``&``, ``<i>``/``<b>``, links
-    as their text: the suite's runs link nothing)."""
+    as their text: the suite's runs link nothing). ``on``: the flip-flop styles in effect."""
     out: list[str] = []
     for n in nodes:
         if isinstance(n, Text):
@@ -87,22 +97,37 @@ def html(nodes: Inlines, depth: int = 0) -> str:
         elif isinstance(n, Styled):
             if n.kind == "quoted":
                 o, c = _QUOTES[depth % 2]
-                out.append(o + html(n.children, depth + 1) + c)
+                out.append(o + html(n.children, depth + 1, on) + c)
+            elif n.kind in on:
+                out.append(_NORMAL[n.kind] + html(n.children, depth, on - {n.kind}) + "</span>")
             else:
                 start, end = _TAGS[n.kind]
-                out.append(start + html(n.children, depth) + end)
+                inner = on | {n.kind} if n.kind in _NORMAL else on
+                out.append(start + html(n.children, depth, inner) + end)
         elif isinstance(n, Span) and n.role.startswith("csl-") and n.role != "csl-entry":
-            out.append(f'<div class="{n.role}">{html(n.children, depth)}</div>')
+            out.append(f'<div class="{n.role}">{html(n.children, depth, on)}</div>')
+        elif isinstance(n, Span) and n.role == "nodecor" and on:
+            # citeproc-js: the styles in effect turned off, one span each
+            inner_html = html(n.children, depth, frozenset())
+            for kind in sorted(on):
+                inner_html = _NORMAL[kind] + inner_html + "</span>"
+            out.append(inner_html)
         elif isinstance(n, (Span, Link)):
-            out.append(html(n.children, depth))
+            out.append(html(n.children, depth, on))
     return "".join(out)
 
 
 def bib_body(entries: list[str]) -> str:
     """Entries inside citeproc-js' bibliography divs (as jgm/citeproc's runner writes them)."""
     lines = ['<div class="csl-bib-body">']
+    block = '<div class="csl-block">'
     for t in entries:
-        if t.startswith("<div"):
+        if t.startswith(block):
+            # citeproc-js sets a leading block (display="block") apart by blank lines
+            end = t.index("</div>") + len("</div>")
+            rest = f"\n\n    {t[end:]}" if t[end:] else ""
+            lines.append(f'  <div class="csl-entry">\n\n    {t[:end]}{rest}\n  </div>')
+        elif t.startswith("<div"):
             lines.append(f'  <div class="csl-entry">\n    {t}\n  </div>')
         elif t.endswith("</div>"):
             lines.append(f'  <div class="csl-entry">{t}\n  </div>')

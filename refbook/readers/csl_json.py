@@ -341,7 +341,26 @@ def markup_to_inlines(value: str) -> ir.Inlines:
     inl = _markup(value)
     if any(q in value for q in _QUOTE_CHARS):
         inl = smart_quotes(inl)
+    if _FRENCH_SPACE.search(value):
+        inl = _french_spaces(inl)
     return inl
+
+
+# French typography in a field value: the space inside guillemets and before ? ! ; becomes a
+# narrow no-break space (U+202F), as pandoc's engine and citeproc-js read CSL-JSON values.
+_FRENCH_SPACE = re.compile(r"« | »| (?=[?!;])")
+
+
+def _french_spaces(inl: ir.Inlines) -> ir.Inlines:
+    out: list[ir.Inline] = []
+    for n in inl:
+        if isinstance(n, ir.Text):
+            out.append(ir.Text(_FRENCH_SPACE.sub(lambda m: m[0].replace(" ", "\u202f"), n.text)))
+        elif isinstance(n, ir.Styled) and n.kind == "code":
+            out.append(n)
+        else:
+            out.append(_rebuild_inline(n, _french_spaces(n.children)))
+    return tuple(out)
 
 
 def _markup(value: str) -> ir.Inlines:
@@ -384,8 +403,12 @@ def _open(tag: str, attrs: str) -> tuple[str | None, str] | None:
     if tag == "a":
         return "link", html.unescape(found.get("href", ""))
     if tag == "span":
-        if found.get("class") in ("nocase", "nodecor"):
-            return ("nocase" if found["class"] == "nocase" else None), ""
+        if found.get("class") == "nocase":
+            return "nocase", ""
+        if found.get("class") == "nodecor":
+            # kept as a span (pandoc's "nodecoration"): text in normal font inside italics or
+            # small caps, untouched by text-case
+            return "nodecor", ""
         style = found.get("style", "").replace(" ", "")
         if style in _SPAN_STYLES:
             return _SPAN_STYLES[style], ""
@@ -401,6 +424,9 @@ def _close(stack: list[tuple[str, str | None, str, list[ir.Inline]]]) -> None:
         parent.extend(kids)
     elif kind == "link":
         parent.append(ir.Link(url, kids))
+    elif kind == "nodecor":
+        if kids:
+            parent.append(ir.Span("nodecor", kids))
     elif kids:
         parent.append(ir.Styled(_KINDS[kind], kids))
 

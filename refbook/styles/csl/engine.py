@@ -9,7 +9,7 @@ the CSL 1.0.2 specification as citeproc implements it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from refbook.ir import Inlines, Text
@@ -179,6 +179,48 @@ def roman(n: int) -> str:
             out += s
             n -= v
     return out
+
+
+def _name_part(text: str) -> Out:
+    """A family or given name; HTML-like markup in it (<b>Doe</b>) read as in other fields."""
+    if "<" not in text:
+        return lit(text)
+    from refbook.readers.csl_json import markup_to_inlines
+
+    return Lit(markup_to_inlines(text))
+
+
+_WORD_TAGS = re.compile(r"^((?:<[a-zA-Z][^<>]*>)*)(.*?)((?:</[a-zA-Z]+>)*)$")
+
+
+def _initialize_marked(text: str, make_initials: bool, with_hyphen: bool,
+                       initialize_with: str) -> str:
+    """``initialize`` of a given name with markup around whole words ("<b>John</b> Q."): the
+    words are initialized without their tags, each initial then wrapped in its word's tags;
+    markup it cannot place so is dropped rather than cut in half."""
+    pieces = re.split(r"([\s-]+)", text)
+    tags: list[tuple[str, str]] = []
+    plain: list[str] = []
+    for i, piece in enumerate(pieces):
+        if i % 2:
+            plain.append(piece)
+            continue
+        m = _WORD_TAGS.match(piece)
+        assert m is not None  # the pattern matches every string
+        tags.append((m[1], m[3]))
+        plain.append(m[2])
+    result = initialize("".join(plain), make_initials, with_hyphen, initialize_with)
+    tokens = list(re.finditer(r"[^\s.\-]+", result))
+    if "<" in "".join(plain) or len(tokens) != len(tags):
+        return re.sub(r"<[^<>]*>", "", result)
+    out: list[str] = []
+    pos = 0
+    for tok, (open_, close) in zip(tokens, tags, strict=True):
+        end = tok.end() + (1 if result[tok.end():tok.end() + 1] == "." else 0)
+        out.append(result[pos:tok.start()] + open_ + result[tok.start():end] + close)
+        pos = end
+    out.append(result[pos:])
+    return "".join(out)
 
 
 def initialize(text: str, make_initials: bool, with_hyphen: bool, initialize_with: str) -> str:
@@ -354,7 +396,8 @@ class Evaluator:
         self.near_note = near_note
         self.key_name_opts = {}
         self.locator = locator
-        self.label = label
+        # CSL 1.0 spelled two locator types with a space ("sub verbo"): the term is sub-verbo
+        self.label = label.replace(" ", "-") if " " in label else label
         self.name_opts = self._inherited_name_opts(area)
         self.all_names = all_names
 
@@ -380,6 +423,10 @@ class Evaluator:
                     and not any("display" in c.attrs for c in layout.children)):
                 # a layout that places its fields with display="…" itself keeps its boxes
                 return _second_field_aligned(lf, xs)
+            if lf.suffix and any("display" in c.attrs for c in layout.children):
+                boxed = _suffix_into_last_box(lf.suffix, xs)
+                if boxed is not None:
+                    return formatted(replace(lf, suffix=None), boxed)
             return formatted(lf, xs)
         return grouped(xs)
 
@@ -531,7 +578,15 @@ class Evaluator:
             return res
         if f.text_case == "title" and not self._is_english():
             f = Formatting(**{k: getattr(f, k) for k in Formatting.__slots__ if k != "text_case"})
+        elif f.text_case in ("uppercase", "lowercase") and self._is_turkic():
+            f = replace(f, text_case=f.text_case + "-tr")
         return formatted(f, [res])
+
+    def _is_turkic(self) -> bool:
+        assert self.item is not None
+        # Turkish and Azeri case the dotted and dotless i apart (i → İ, ı → I)
+        lang = (self.item.language or self.locale.lang).lower()
+        return lang[:2] in ("tr", "az") and lang[2:3] in ("", "-", "_")
 
     def _is_english(self) -> bool:
         assert self.item is not None
@@ -683,6 +738,11 @@ class Evaluator:
             return Tag("term", out, a["term"]) if out is not None else None
         if "value" in a:
             v = a["value"]
+            if "<" in v:
+                # HTML-like markup in a style's own text (<b>…</b>), read as in field values
+                from refbook.readers.csl_json import markup_to_inlines
+
+                return Lit(markup_to_inlines(v))
             if "'" in v or '"' in v:
                 # quotes and apostrophes in a style's own text, as in field values
                 from refbook.readers.csl_json import smart_quotes
@@ -705,7 +765,13 @@ class Evaluator:
                     loc = loc.replace("&", amp)
             if not self.label or self.label == "page":
                 return Tag("locator", self.page_range(loc))
-            return Tag("locator", lit(self._format_range(loc, EN_DASH, None)))
+            ranged = self._format_range(loc, EN_DASH, None)
+            if '"' in ranged:
+                # a quoted word as locator (s.v. "gargoyle"): typographic quotes, as in fields
+                from refbook.readers.csl_json import smart_quotes
+
+                return Tag("locator", Lit(smart_quotes((Text(ranged),))))
+            return Tag("locator", lit(ranged))
         if var == "citation-label":
             own = self.ask_text(var)
             label = stringify(own) if own else citation_label(self.item)
@@ -1082,7 +1148,13 @@ class Evaluator:
         if opts.get("form") == "count":
             count = sum(1 for x in xs for u in _universe_tags(x, "name"))
             return lit(str(count)) if count else None
-        return formatted(Formatting(prefix=f.prefix, suffix=f.suffix, delimiter=f.delimiter), xs)
+        affixes = Formatting(prefix=f.prefix, suffix=f.suffix, delimiter=f.delimiter)
+        if f != affixes:
+            # the fonts, quotes and case of <names> itself go around each variable's names
+            # (inside the affixes and delimiter), as pandoc's engine applies them
+            fonts = replace(f, prefix=None, suffix=None, delimiter=None)
+            xs = [formatted(fonts, [x]) for x in xs]
+        return formatted(affixes, xs)
 
     def format_names(self, var: str, names: tuple[Name, ...], opts: dict[str, str],
                      formatting: Formatting, name_f: Formatting, name_parts: dict[str, Formatting],
@@ -1224,8 +1296,13 @@ class Evaluator:
         giv_f = parts.get("given", NO_FORMAT)
         given_txt = name.given
         if name.family and "initialize-with" in o and given_txt:
-            given_txt = initialize(given_txt, o.get("initialize", "true") != "false",
-                                   self.initialize_with_hyphen, o["initialize-with"])
+            make = o.get("initialize", "true") != "false"
+            if "<" in given_txt:
+                given_txt = _initialize_marked(given_txt, make, self.initialize_with_hyphen,
+                                               o["initialize-with"])
+            else:
+                given_txt = initialize(given_txt, make, self.initialize_with_hyphen,
+                                       o["initialize-with"])
         sep = o.get("sort-separator", ", ")
 
         def fam_fmt(x: Out) -> Out:
@@ -1244,8 +1321,8 @@ class Evaluator:
 
         ndp = fam_fmt(lit(name.non_dropping_particle)) if name.non_dropping_particle else None
         dp = giv_fmt(lit(name.dropping_particle)) if name.dropping_particle else None
-        given = giv_fmt(lit(given_txt)) if given_txt else None
-        family = fam_fmt(lit(name.family)) if name.family else None
+        given = giv_fmt(_name_part(given_txt)) if given_txt else None
+        family = fam_fmt(_name_part(name.family)) if name.family else None
         suffix = lit(name.suffix) if name.suffix else None
         as_sort = o.get("name-as-sort-order")
         name_as_sort = as_sort == "all" or (as_sort == "first" and order == 1)
@@ -1374,6 +1451,19 @@ def _link_titles(o: Out, url: str) -> Out:
     if isinstance(o, Linked):
         return o
     return Fmt(o.f, [_link_titles(k, url) for k in o.kids])
+
+
+def _suffix_into_last_box(suffix: str, xs: list[Out]) -> list[Out] | None:
+    """The layout's suffix inside the entry's last box when the entry ends with one (a
+    display="right-inline" group), as pandoc's engine and citeproc-js place it; None: it does
+    not end with a box."""
+    kept = [x for x in xs if x is not None]
+    last = kept[-1] if kept else None
+    if not isinstance(last, Fmt) or last.f.display is None:
+        return None
+    box = Fmt(Formatting(suffix=suffix, display=last.f.display),
+              [Fmt(replace(last.f, display=None), last.kids)])
+    return [*kept[:-1], box]
 
 
 def _second_field_aligned(lf: Formatting, xs: list[Out]) -> Out:

@@ -367,7 +367,7 @@ class _CaseWalker:
                 # pandoc's case transforms see no words in math: the state stays as it was
                 out.append(n)
             elif (isinstance(n, Styled) and n.kind in ("smallcaps", "sup", "sub", "nocase", "code")) \
-                    or (isinstance(n, Span) and n.role == "nocase"):
+                    or (isinstance(n, Span) and n.role in ("nocase", "nodecor")):
                 self.state.step(stringify(n.children), None)
                 out.append(n)
             else:
@@ -376,6 +376,14 @@ class _CaseWalker:
 
 
 def case_transform(inl: Inlines, mode: str) -> Inlines:
+    if mode.endswith("-tr"):
+        # Turkish/Azeri upper and lower case (the engine marks the mode from the item's
+        # language): the dotted capital İ and the dotless small ı first, then the usual rule
+        if mode == "uppercase-tr":
+            return case_transform(_map_cased(inl, lambda t: t.replace("i", "\u0130")),
+                                  "uppercase")
+        return case_transform(_map_cased(inl, lambda t: t.replace("I", "\u0131")
+                                         .replace("\u0130", "i")), "lowercase")
     if mode == "capitalize-first" and _starts_with_url(inl):
         # never "Https://…": a URL is not a word (pandoc's output has this artifact)
         return inl
@@ -391,6 +399,20 @@ def case_transform(inl: Inlines, mode: str) -> Inlines:
             tail = walker.walk((Text(word),))
             return concat([first, tail])
     return walker.walk(inl)
+
+
+def _map_cased(inl: Inlines, f: Callable[[str], str]) -> Inlines:
+    """``map_text`` on the text a case transform changes (not nocase, code, small caps …)."""
+    out: list[Inline] = []
+    for n in inl:
+        if isinstance(n, Text):
+            out.append(Text(f(n.text)))
+        elif (isinstance(n, Styled) and n.kind in ("smallcaps", "sup", "sub", "nocase", "code")) \
+                or (isinstance(n, Span) and n.role in ("nocase", "nodecor", "math")):
+            out.append(n)
+        else:
+            out.append(_rebuild(n, _map_cased(n.children, f)))
+    return tuple(out)
 
 
 def _starts_with_url(inl: Inlines) -> bool:
