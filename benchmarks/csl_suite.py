@@ -136,16 +136,23 @@ def _cite(raw: dict[str, Any]) -> Cite:
 def citations_of(sec: dict[str, str]) -> list[Citation] | None:
     """The fixture's citations in document order (None: none given)."""
     if "CITATIONS" in sec:
+        # each row is citeproc-js' processCitationCluster(citation, citationsPre, citationsPost):
+        # a citation is inserted (or, with an id seen before, replaces that one) between the
+        # document's citations listed before and after it, each with its note number now. The
+        # result is the document after the last row: its pre list, itself, its post list.
         rows = json.loads(sec["CITATIONS"])
-        cits: list[tuple[str | None, Citation]] = []
-        for row in rows:
+        latest: dict[str, tuple[Cite, ...]] = {}
+        order: list[tuple[str, int]] = []
+        for n, row in enumerate(rows):
             c = row[0] if isinstance(row, list) else row
+            cid = str(c.get("citationID") or f"CITATION-#{n}")
             note = int((c.get("properties") or {}).get("noteIndex", 0) or 0)
-            cits.append((c.get("citationID"), Citation(
-                tuple(_cite(x) for x in c.get("citationItems", [])), note)))
-        # a later citation with the same id replaces the earlier one (jgm/citeproc's rule)
-        return [c for i, (cid, c) in enumerate(cits)
-                if cid is None or all(cid != later for later, _ in cits[i + 1:])]
+            latest[cid] = tuple(_cite(x) for x in c.get("citationItems", []))
+            pre, post = (row[1], row[2]) if isinstance(row, list) and len(row) == 3 else (
+                [[k, nt] for k, nt in order if k != cid], [])
+            order = [(str(k), int(nt or 0)) for k, nt in pre]
+            order += [(cid, note)] + [(str(k), int(nt or 0)) for k, nt in post]
+        return [Citation(latest[k], nt) for k, nt in order if k in latest]
     if "CITATION-ITEMS" in sec:
         return [Citation(tuple(_cite(x) for x in row))
                 for row in json.loads(sec["CITATION-ITEMS"])]
