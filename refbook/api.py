@@ -170,7 +170,7 @@ class Formatter:
             by_id = {i.id: i for i in reversed(self.items)}
             first = [by_id[k] for k in order]
             rest = [i for i in self.items if i.id not in set(order)]
-            self._processors[order] = self.style.processor([*first, *rest])
+            self._processors[order] = self.style.processor([*first, *rest], cited=order)
         return self._processors[order]
 
     def bibliography(self, ids: Sequence[str] | None = None, *,

@@ -821,18 +821,16 @@ class Evaluator:
         outs: list[Out] = []
         for part in split_nums(stringify(v)):
             if isinstance(part, int):
-                outs.append(lit(self.format_number(part, form)))
+                # a gendered ordinal agrees with the noun of the variable (la 1re édition)
+                outs.append(lit(self.format_number(part, form,
+                                                   self.locale.genders.get(var, ""))))
             else:
                 outs.append(lit(part))
         return grouped(outs)
 
-    def format_number(self, i: int, form: str) -> str:
+    def format_number(self, i: int, form: str, gender: str = "") -> str:
         if form == "ordinal" or (form == "long-ordinal" and not 1 <= i <= 10):
-            if i % 100 in (11, 12, 13):
-                t = self.locale.term(f"ordinal-{i % 100:02d}") or self.locale.term("ordinal")
-            else:
-                t = self.locale.term(f"ordinal-{i % 10:02d}") or self.locale.term("ordinal")
-            return f"{i}{t or ''}"
+            return f"{i}{self.locale.ordinal_suffix(i, gender)}"
         if form == "long-ordinal":
             return self.locale.term(f"long-ordinal-{i:02d}") or str(i)
         if form == "roman":
@@ -1007,8 +1005,11 @@ class Evaluator:
         elif form == "numeric-leading-zeros":
             text = f"{n:02d}"
         elif form == "ordinal":
+            # the day agrees with its month's gender (le 1er janvier)
+            gender = (self.locale.genders.get(f"month-{date.month:02d}", "")
+                      if name == "day" and date.month else "")
             text = (str(n) if self.locale.limit_day_ordinals_to_day_1 and n != 1
-                    else self.format_number(n, "ordinal"))
+                    else self.format_number(n, "ordinal", gender))
         elif name == "month":
             tf = "short" if form == "short" else "long"
             if n <= 12:
@@ -1093,7 +1094,8 @@ class Evaluator:
         if subsequent:
             et_al_min = opts.get("et-al-subsequent-min", et_al_min)
             et_al_first = opts.get("et-al-subsequent-use-first", et_al_first)
-        rendered = [self.format_name(nm, i + 1, opts, name_f, name_parts) for i, nm in enumerate(names)]
+        rendered = [self.format_name(nm, i + 1, opts, formatting, name_parts)
+                    for i, nm in enumerate(names)]
         delim = opts.get("delimiter", ", ")
         numnames = len(rendered)
         label: list[Out] = []
