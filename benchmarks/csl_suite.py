@@ -8,8 +8,10 @@ Usage::
 ``DIR`` is the suite's ``processor-tests/humans`` folder (one ``.txt`` fixture per test: sections
 MODE, RESULT, CSL, INPUT and optionally CITATION-ITEMS, CITATIONS, BIBENTRIES, BIBSECTION,
 ABBREVIATIONS; see the suite's ``manual/citeproc-test.rst``). Each fixture is run the way the
-reference runners run it (citeproc-js' and jgm/citeproc's): in ``citation`` mode every citation
-is rendered on a line of its own (positions from the citations' order and note numbers), in
+reference runner (citeproc-js') runs it: in ``citation`` mode every citation is rendered on a
+line of its own (positions from the citations' order and note numbers; CITATIONS rows edit the
+document as citeproc-js' processCitationCluster does; no citations given: one citation of every
+item, in the bibliography's order), in
 ``bibliography`` mode the cited items' entries inside citeproc-js' ``csl-bib-body`` divs; the
 output is written as citeproc-js' HTML and compared with RESULT exactly (the ``>>[0]`` markers
 of a CITATIONS result are removed first, as jgm/citeproc does).
@@ -182,6 +184,9 @@ def run_fixture(path: Path, workdir: Path) -> Outcome:
         ids = list(dict.fromkeys(str(i.get("id")) for i in items))
         if mode == "citation":
             if cits is None:
+                # no citations given: citeproc-js' runner cites every item in one citation,
+                # in the order its registry holds them (the bibliography's sort)
+                ids = [k for k, _ in fmt.bibliography(ids)] or ids
                 cits = [Citation(tuple(Cite(i) for i in ids))]
             else:
                 expected = "\n".join(_CITE_NUM.sub("", line) for line in expected.split("\n"))

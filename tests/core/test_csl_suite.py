@@ -83,3 +83,25 @@ def test_citations_rows_are_read_as_citeproc_js_edits_a_document() -> None:
     assert got is not None
     assert [([c.id for c in x.cites], x.note) for x in got] == [
         (["c"], 1), (["d"], 2), (["b"], 3)]
+
+
+def test_a_fixture_without_citations_cites_every_item_in_bibliography_order(
+        tmp_path: Path) -> None:
+    from benchmarks.csl_suite import run_fixture
+
+    csl = ('<style xmlns="http://purl.org/net/xbiblio/csl" class="in-text" version="1.0">'
+           "<info><title>t</title><id>t</id><updated>2020-01-01T00:00:00+00:00</updated></info>"
+           '<citation><layout delimiter="; "><text variable="title"/></layout></citation>'
+           '<bibliography><sort><key variable="title"/></sort><layout>'
+           '<text variable="title"/></layout></bibliography></style>')
+    items = [{"id": "a", "type": "book", "title": "Zulu"},
+             {"id": "b", "type": "book", "title": "Alpha"}]
+    fixture = tmp_path / "sort_Fixture.txt"
+    fixture.write_text(
+        ">>===== MODE =====>>\ncitation\n<<===== MODE =====<<\n"
+        ">>===== RESULT =====>>\nAlpha; Zulu\n<<===== RESULT =====<<\n"
+        f">>===== CSL =====>>\n{csl}\n<<===== CSL =====<<\n"
+        f">>===== INPUT =====>>\n{json.dumps(items)}\n<<===== INPUT =====<<\n",
+        encoding="utf-8")
+    outcome = run_fixture(fixture, tmp_path)
+    assert outcome.passed, (outcome.reason, outcome.actual)

@@ -131,6 +131,10 @@ class Locale:
                         self.matches.clear()
                     form = t.attrs.get("form", "long")
                     text = _text_of(t)
+                    if "\n" in text and not text.strip():
+                        # a term written empty across lines (<term name="and others">
+                        # newline </term>) is empty, not a line break in the output
+                        text = ""
                     single = multiple = text
                     for sub in t.children:
                         if sub.tag == "single":
