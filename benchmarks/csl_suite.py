@@ -130,9 +130,15 @@ class Outcome:
 def _cite(raw: dict[str, Any]) -> Cite:
     mode = ("suppress-author" if raw.get("suppress-author") else
             "author-only" if raw.get("author-only") else "normal")
+    # a position given in the fixture (citeproc-js' numbers) replaces the computed one
+    pos = raw.get("position")
+    position = _POSITIONS[pos] if isinstance(pos, int) and pos in _POSITIONS else ""
     return Cite(str(raw.get("id", "")), locator=str(raw.get("locator", "") or ""),
                 label=str(raw.get("label", "") or ""), prefix=str(raw.get("prefix", "") or ""),
-                suffix=str(raw.get("suffix", "") or ""), mode=mode)
+                suffix=str(raw.get("suffix", "") or ""), mode=mode, position=position)
+
+
+_POSITIONS = {0: "first", 1: "subsequent", 2: "ibid", 3: "ibid-with-locator"}
 
 
 def citations_of(sec: dict[str, str]) -> list[Citation] | None:

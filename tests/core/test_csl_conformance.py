@@ -585,3 +585,86 @@ def test_variables_written_at_the_start_of_the_note_as_pandoc(tmp_path: Path,
     # "Kept" reads as a variable too (pandoc drops it): a line of prose whose first word ends
     # in a colon is lost, as in pandoc
     assert theirs == ["1920; Hunter S. Thompson; Rolling Stone", "Just a note: with a colon"]
+
+
+def test_a_term_written_empty_across_lines_is_empty_as_pandoc(tmp_path: Path,
+                                                              pandoc: str) -> None:
+    s = style(tmp_path, '<locale><terms><term name="and others">\n      </term></terms></locale>'
+                        '<citation><layout><names variable="author" suffix=". ">'
+                        '<name et-al-min="2" et-al-use-first="1"/><et-al term="and others"/>'
+                        '</names><text variable="title"/></layout></citation>')
+    items = [{"id": "a", "type": "book", "title": "T",
+              "author": [{"family": "Doe", "given": "J"}, {"family": "Roe", "given": "K"}]}]
+    data = tmp_path / "items.json"
+    data.write_text(json.dumps(items), encoding="utf-8")
+    theirs = paragraphs(subprocess.run(
+        [pandoc, "-f", "markdown", "-t", "plain", "--citeproc", f"--csl={s}",
+         f"--bibliography={data}"], input="[@a]\n", capture_output=True,
+        text=True, check=True, timeout=120).stdout)
+    assert format_citations(items, ["a"], style=s) == theirs == ["J Doe. T"]
+
+
+def test_later_cites_that_look_alike_are_told_apart_as_pandoc(tmp_path: Path,
+                                                              pandoc: str) -> None:
+    """A note style whose later cites have their own form ("Doe, supra note 1"): two cited
+    works of one author get disambiguate="true" there; an uncited work of another cited
+    author does not make that author's cites ambiguous."""
+    s = style(tmp_path, '<citation><layout delimiter="; " suffix="."><choose>'
+                        '<if position="first"><names variable="author"><name/></names>'
+                        '<text prefix=", " variable="title"/></if><else>'
+                        '<names variable="author"><name form="short"/></names><choose>'
+                        '<if disambiguate="true"><text prefix=", " variable="title"/></if>'
+                        '</choose><text prefix=", supra note " '
+                        'variable="first-reference-note-number"/></else></choose></layout>'
+                        "</citation>", cls="note")
+    items = [{"id": k, "type": "book", "title": t, "author": [{"family": f, "given": g}]}
+             for k, t, f, g in (("a", "His Book", "Doe", "John"),
+                                ("b", "His Other Book", "Doe", "John"),
+                                ("c", "Her Book", "Roe", "Jane"),
+                                ("d", "Her Other Book", "Roe", "Jane"))]
+    data = tmp_path / "items.json"
+    data.write_text(json.dumps(items), encoding="utf-8")
+    out = subprocess.run(
+        [pandoc, "-f", "markdown", "-t", "plain", "--citeproc", f"--csl={s}",
+         f"--bibliography={data}"], input="One [@a; @b]. Two [@c]. Three [@c]. Four [@a].\n",
+        capture_output=True, text=True, check=True, timeout=120).stdout
+    theirs = [re.sub(r"^\[\d+\] ", "", p) for p in paragraphs(out)[1:]]
+    cits = [Citation((Cite("a"), Cite("b")), 1), Citation((Cite("c"),), 2),
+            Citation((Cite("c"),), 3), Citation((Cite("a"),), 4)]
+    ours = [render(c) for c in Formatter(items, style=s).citations(cits)]
+    assert ours == theirs
+    assert ours[2:] == ["Roe, supra note 2.", "Doe, His Book, supra note 1."]
+
+
+def test_a_locator_without_label_that_names_its_own_as_pandoc(tmp_path: Path,
+                                                             pandoc: str) -> None:
+    """A locator passed without a label that starts with one ("vol. 1, fol. 186") prints as
+    written, as pandoc prints the same written in a citation; a bare number is a page."""
+    s = style(tmp_path, '<locale><terms><term name="folio" form="short">fol.</term></terms>'
+                        '</locale><citation><layout><group delimiter=", ">'
+                        '<text variable="title"/><group delimiter=" ">'
+                        '<label variable="locator" form="short"/><text variable="locator"/>'
+                        "</group></group></layout></citation>", cls="note")
+    items = [{"id": "a", "type": "book", "title": "Book Title"}]
+    data = tmp_path / "items.json"
+    data.write_text(json.dumps(items), encoding="utf-8")
+    out = subprocess.run(
+        [pandoc, "-f", "markdown", "-t", "plain", "--citeproc", f"--csl={s}",
+         f"--bibliography={data}"], input="x [@a, vol. 1, fol. 186, 8 April 1544]\n\ny [@a, 33]\n",
+        capture_output=True, text=True, check=True, timeout=120).stdout
+    theirs = [re.sub(r"^\[\d+\] ", "", p) for p in paragraphs(out)[2:]]
+    cits = [Citation((Cite("a", locator="vol. 1, fol. 186, 8 April 1544"),), 1),
+            Citation((Cite("a", locator="33"),), 2)]
+    ours = [render(c) for c in Formatter(items, style=s).citations(cits)]
+    assert ours == theirs == ["Book Title, vol. 1, fol. 186, 8 April 1544", "Book Title, p. 33"]
+
+
+def test_a_cite_can_carry_its_position(tmp_path: Path) -> None:
+    s = style(tmp_path, '<citation><layout><choose><if position="subsequent">'
+                        '<text value="later"/></if><else><text value="first"/></else>'
+                        "</choose></layout></citation>", cls="note")
+    items = [book("a", "A", 2000)]
+    # a first cite said to be a later one, and a later one said to be first
+    assert format_citations(items, [[Cite("a", position="subsequent")]], style=s) == ["later"]
+    assert format_citations(items, [[Cite("a")], [Cite("a", position="first")]],
+                            style=s) == ["first", "first"]

@@ -38,6 +38,12 @@ EN_DASH = "\u2013"
 NAME_VARS = frozenset(
     ["author", "editor", "translator", "collection-editor", "composer", "container-author", "director", "editorial-director", "illustrator", "interviewer", "original-author", "recipient", "reviewed-author", "chair", "compiler", "contributor", "curator", "executive-producer", "guest", "host", "narrator", "organizer", "performer", "producer", "script-writer", "series-creator", "editortranslator"]
 )
+#: the CSL 1.0.2 locator types (their terms label a locator)
+LOCATOR_TERMS = ("act", "appendix", "article-locator", "book", "canon", "chapter", "column",
+                 "elocation", "equation", "figure", "folio", "issue", "line", "note", "opus",
+                 "page", "paragraph", "part", "rule", "scene", "section", "sub-verbo",
+                 "supplement", "table", "timestamp", "title-locator", "verse", "version",
+                 "volume")
 DATE_VARS = frozenset(
     ["accessed", "available-date", "event-date", "issued", "original-date", "submitted"]
 )
@@ -335,6 +341,7 @@ class Evaluator:
         self._present_item: Item | None = None
         self._present_vars: frozenset[str] = frozenset()
         self._choices: dict[tuple[int, str, frozenset[str]], tuple[Node, int, bool]] = {}
+        self._locator_words: frozenset[str] | None = None
 
     def _begin(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
                sort_key: bool = False, locator: str = "", label: str = "",
@@ -860,7 +867,7 @@ class Evaluator:
             if self.label:
                 term = self.locale.term(self.label, form, plural_of(loc))
             else:
-                if loc[:1].isspace():
+                if loc[:1].isspace() or self._names_its_label(loc):
                     return None
                 term = self.locale.term("page", form, plural_of(loc))
         else:
@@ -888,6 +895,20 @@ class Evaluator:
             f = Formatting(**{**{k: getattr(f, k) for k in Formatting.__slots__},
                               "suffix": rest or None})
         return formatted(f, [lit(term)])
+
+    def _names_its_label(self, locator: str) -> bool:
+        """Whether a locator given without a label starts with one ("vol. 1, fol. 186"): it
+        is printed as written, with no "p." before it (as pandoc reads such a locator)."""
+        if self._locator_words is None:
+            words: set[str] = set()
+            for name in LOCATOR_TERMS:
+                for form in ("long", "short", "symbol"):
+                    t = self.locale.terms.get((name, form))
+                    if t is not None:
+                        words.update(w.lower() for w in (t.single, t.multiple) if w)
+            self._locator_words = frozenset(words)
+        first = locator.split(None, 1)[0].lower() if locator.strip() else ""
+        return bool(first) and not first[:1].isdigit() and first in self._locator_words
 
     # ------------------------------------------------------------------ dates
 

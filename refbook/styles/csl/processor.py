@@ -41,7 +41,7 @@ from refbook.styles.csl.output import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
     from refbook.csl import Item, Name
     from refbook.styles.csl.style import Node, Style
@@ -163,6 +163,7 @@ class Processor:
         # the cited keys in the order first cited: works the bibliography's sort does not tell
         # apart get their year suffixes in that order, the uncited ones after them by key
         self.cited = {k: i for i, k in enumerate(dict.fromkeys(cited))}
+        self._position_tested: bool | None = None
         self.items: dict[str, Item] = {}
         for it in items:
             self.items.setdefault(it.id, it)
@@ -243,7 +244,21 @@ class Processor:
         found = [g for r, g in sorted(groups.items()) if r and len(g) > 1]
         if self._subsequent_differs():
             found = self._with_subsequent_ambiguities(found, dds)
+        elif self.cited and self._tests_position():
+            # a later cite of a cited item has its own form ("Doe, supra note 1"): cited items
+            # whose later cites look alike are told apart too
+            found = self._with_subsequent_ambiguities(
+                found, [d for d in dds if d.item in self.cited])
         return found
+
+    def _tests_position(self) -> bool:
+        c = self.style.citation
+        if c is None:
+            return False
+        if self._position_tested is None:
+            self._position_tested = any(
+                "position" in n.attrs for n in _descendants(c, self.style.macros))
+        return self._position_tested
 
     def _subsequent_differs(self) -> bool:
         """Whether later cites of an item can look different (et-al-subsequent-*): those must
@@ -831,6 +846,19 @@ def _substitute_names(o: Out, previous: tuple[tuple[Name, ...], str], rule: str,
     replace_ = set(mine[:count])
     return _transform(o, lambda n: Tag("name", lit(text), n.data)
                       if isinstance(n, Tag) and n.kind == "name" and n.data in replace_ else n)
+
+
+def _descendants(n: Node, macros: dict[str, Node]) -> Iterator[Node]:
+    """Every node under ``n``, through the macros it calls (each macro once)."""
+    stack, seen = [n], set()
+    while stack:
+        x = stack.pop()
+        yield x
+        stack.extend(x.children)
+        m = x.attrs.get("macro")
+        if m and m in macros and m not in seen:
+            seen.add(m)
+            stack.append(macros[m])
 
 
 def _same_people(xs: tuple[Name, ...], ys: tuple[Name, ...]) -> bool:
