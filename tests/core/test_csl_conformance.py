@@ -668,3 +668,18 @@ def test_a_cite_can_carry_its_position(tmp_path: Path) -> None:
     assert format_citations(items, [[Cite("a", position="subsequent")]], style=s) == ["later"]
     assert format_citations(items, [[Cite("a")], [Cite("a", position="first")]],
                             style=s) == ["first", "first"]
+
+
+def test_no_space_before_a_cjk_et_al_term(tmp_path: Path) -> None:
+    """As citeproc-js (the CSL suite's name_EtAlWithCombined): "Ziggy Zither等", not "… 等"
+    (pandoc's engine keeps the space); a delimiter before it stays."""
+    def s(extra: str) -> str:
+        return style(tmp_path, f'<citation et-al-min="3" et-al-use-first="{extra}"><layout>'
+                               '<names variable="author"><name/></names></layout></citation>',
+                     extra=' default-locale="zh-TW"')
+
+    items = [{"id": "a", "type": "book", "author": [
+        {"family": "Zither", "given": "Ziggy"}, {"family": "Yoda", "given": "Y"},
+        {"family": "X", "given": "X"}]}]
+    assert format_citations(items, ["a"], style=s("1")) == ["Ziggy Zither等"]
+    assert format_citations(items, ["a"], style=s("2")) == ["Ziggy Zither, Y Yoda, 等"]

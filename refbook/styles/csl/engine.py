@@ -1175,6 +1175,10 @@ class Evaluator:
             before_etal = delim
         else:
             before_etal = etal_pre
+        if before_etal == " " and _is_cjk(self.locale.term(
+                etal_node.attrs.get("term", "et-al") if etal_node is not None else "et-al")
+                or ""):
+            before_etal = ""  # CJK joins without spaces: Ziggy Zither等
         etal: Out
         if etal_node is not None:
             term = self.locale.term(etal_node.attrs.get("term", "et-al")) or ""
@@ -1295,6 +1299,13 @@ class Evaluator:
         fam_part = _space(_space(dp, ndp), family)
         fam_part = _sep(fam_part, suffix, ", ") if name.comma_suffix else _space(fam_part, suffix)
         return _space(giv_aff([given]), fam_aff([fam_part]))
+
+
+def _is_cjk(term: str) -> bool:
+    """Whether a term starts with a Chinese, Japanese or Korean character."""
+    c = term[:1]
+    return bool(c) and ("\u2e80" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af"
+                        or "\uf900" <= c <= "\ufaff")
 
 
 def _space(x: Out, y: Out) -> Out:
