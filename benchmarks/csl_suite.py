@@ -8,8 +8,10 @@ Usage::
 ``DIR`` is the suite's ``processor-tests/humans`` folder (one ``.txt`` fixture per test: sections
 MODE, RESULT, CSL, INPUT and optionally CITATION-ITEMS, CITATIONS, BIBENTRIES, BIBSECTION,
 ABBREVIATIONS; see the suite's ``manual/citeproc-test.rst``). Each fixture is run the way the
-reference runners run it (citeproc-js' and jgm/citeproc's): in ``citation`` mode every citation
-is rendered on a line of its own (positions from the citations' order and note numbers), in
+reference runner (citeproc-js') runs it: in ``citation`` mode every citation is rendered on a
+line of its own (positions from the citations' order and note numbers; CITATIONS rows edit the
+document as citeproc-js' processCitationCluster does; no citations given: one citation of every
+item, in the bibliography's order), in
 ``bibliography`` mode the cited items' entries inside citeproc-js' ``csl-bib-body`` divs; the
 output is written as citeproc-js' HTML and compared with RESULT exactly (the ``>>[0]`` markers
 of a CITATIONS result are removed first, as jgm/citeproc does).
@@ -153,24 +155,37 @@ class Outcome:
 def _cite(raw: dict[str, Any]) -> Cite:
     mode = ("suppress-author" if raw.get("suppress-author") else
             "author-only" if raw.get("author-only") else "normal")
+    # a position given in the fixture (citeproc-js' numbers) replaces the computed one
+    pos = raw.get("position")
+    position = _POSITIONS[pos] if isinstance(pos, int) and pos in _POSITIONS else ""
     return Cite(str(raw.get("id", "")), locator=str(raw.get("locator", "") or ""),
                 label=str(raw.get("label", "") or ""), prefix=str(raw.get("prefix", "") or ""),
-                suffix=str(raw.get("suffix", "") or ""), mode=mode)
+                suffix=str(raw.get("suffix", "") or ""), mode=mode, position=position)
+
+
+_POSITIONS = {0: "first", 1: "subsequent", 2: "ibid", 3: "ibid-with-locator"}
 
 
 def citations_of(sec: dict[str, str]) -> list[Citation] | None:
     """The fixture's citations in document order (None: none given)."""
     if "CITATIONS" in sec:
+        # each row is citeproc-js' processCitationCluster(citation, citationsPre, citationsPost):
+        # a citation is inserted (or, with an id seen before, replaces that one) between the
+        # document's citations listed before and after it, each with its note number now. The
+        # result is the document after the last row: its pre list, itself, its post list.
         rows = json.loads(sec["CITATIONS"])
-        cits: list[tuple[str | None, Citation]] = []
-        for row in rows:
+        latest: dict[str, tuple[Cite, ...]] = {}
+        order: list[tuple[str, int]] = []
+        for n, row in enumerate(rows):
             c = row[0] if isinstance(row, list) else row
+            cid = str(c.get("citationID") or f"CITATION-#{n}")
             note = int((c.get("properties") or {}).get("noteIndex", 0) or 0)
-            cits.append((c.get("citationID"), Citation(
-                tuple(_cite(x) for x in c.get("citationItems", [])), note)))
-        # a later citation with the same id replaces the earlier one (jgm/citeproc's rule)
-        return [c for i, (cid, c) in enumerate(cits)
-                if cid is None or all(cid != later for later, _ in cits[i + 1:])]
+            latest[cid] = tuple(_cite(x) for x in c.get("citationItems", []))
+            pre, post = (row[1], row[2]) if isinstance(row, list) and len(row) == 3 else (
+                [[k, nt] for k, nt in order if k != cid], [])
+            order = [(str(k), int(nt or 0)) for k, nt in pre]
+            order += [(cid, note)] + [(str(k), int(nt or 0)) for k, nt in post]
+        return [Citation(latest[k], nt) for k, nt in order if k in latest]
     if "CITATION-ITEMS" in sec:
         return [Citation(tuple(_cite(x) for x in row))
                 for row in json.loads(sec["CITATION-ITEMS"])]
@@ -200,6 +215,9 @@ def run_fixture(path: Path, workdir: Path) -> Outcome:
         ids = list(dict.fromkeys(str(i.get("id")) for i in items))
         if mode == "citation":
             if cits is None:
+                # no citations given: citeproc-js' runner cites every item in one citation,
+                # in the order its registry holds them (the bibliography's sort)
+                ids = [k for k, _ in fmt.bibliography(ids)] or ids
                 cits = [Citation(tuple(Cite(i) for i in ids))]
             else:
                 expected = "\n".join(_CITE_NUM.sub("", line) for line in expected.split("\n"))

@@ -64,7 +64,9 @@ class Cite:
     """One cited item inside a citation.
 
     ``label`` is a CSL locator term (``page``, ``chapter``, ``section`` …; ``page`` when a
-    locator has none); ``mode`` is ``normal``, ``suppress-author`` or ``author-only``."""
+    locator has none); ``mode`` is ``normal``, ``suppress-author`` or ``author-only``.
+    ``position`` (``first``, ``subsequent``, ``ibid``, ``ibid-with-locator``) overrides the
+    position the citations' order gives the cite (a host that knows better, or a test)."""
 
     id: str
     locator: str = ""
@@ -72,6 +74,7 @@ class Cite:
     prefix: str = ""
     suffix: str = ""
     mode: str = "normal"
+    position: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +195,7 @@ class Formatter:
             by_id = {i.id: i for i in reversed(self.items)}
             first = [by_id[k] for k in order]
             rest = [i for i in self.items if i.id not in set(order)]
-            self._processors[order] = self.style.processor([*first, *rest])
+            self._processors[order] = self.style.processor([*first, *rest], cited=order)
         return self._processors[order]
 
     def bibliography(self, ids: Sequence[str] | None = None, *,
@@ -242,6 +245,7 @@ def positions(citations: Sequence[Citation], distance: int = NEAR_NOTE_DISTANCE
                 pos = _ibid(c, before)
             else:
                 pos = "subsequent"
+            pos = c.position or pos
             near = (c.id in last_note and cit.note > 0
                     and cit.note - last_note[c.id] <= distance)
             row.append(CiteItem(c.id, prefix=_inl(c.prefix), suffix=_inl(c.suffix),

@@ -183,7 +183,8 @@ class Registry:
         else:
             listed += [k for k in nocite if k not in cited]
         known = [k for k in listed if k in items]
-        processor: Processor = style.processor([items[k] for k in known], memo_dir=memo_dir)
+        processor: Processor = style.processor([items[k] for k in known], memo_dir=memo_dir,
+                                               cited=cited)
         numbers = {k: i for i, k in enumerate(known, start=1)}
         diagnostics: list[Diagnostic] = []
         citations: dict[tuple[str, int], Inlines] = {}

@@ -145,6 +145,9 @@ def item_from_json(raw: Mapping[str, Any]) -> csl.Item:
     names: list[tuple[str, tuple[csl.Name, ...]]] = []
     dates: list[tuple[str, csl.Date]] = []
     language = ""
+    note = raw.get("note")
+    if isinstance(note, str) and ":" in note:
+        raw = _with_note_fields(raw, note)
     for key, value in raw.items():
         if key in ("id", "type") or value is None:
             continue
@@ -178,6 +181,62 @@ def item_from_json(raw: Mapping[str, Any]) -> csl.Item:
         dates=tuple(dates),
         language=language,
     )
+
+
+# Zotero's and citeproc-js' "cheater syntax": variables written at the start of ``note``, one a
+# line (``event-date: 2004-10-01/2004-10-14``) or braced (``{:original-date: 1920}``); a name as
+# ``family || given``. pandoc's engine reads them too (jgm/citeproc, ``parseNote``).
+_NOTE_FIELD = re.compile(r"\{:((?:[^\W\d_]|-)++):([^}]*+)\}|((?:[^\W\d_]|-)++):([^\n]*+)(?:\n|\Z)")
+_NAME_VARIABLES = frozenset((
+    "author", "chair", "collection-editor", "composer", "compiler", "container-author",
+    "contributor", "curator", "director", "editor", "editorial-director", "executive-producer",
+    "guest", "host", "illustrator", "interviewer", "narrator", "original-author", "organizer",
+    "performer", "producer", "recipient", "reviewed-author", "script-writer", "series-creator",
+    "translator"))
+_NOTE_TEXT_VARIABLES = frozenset((
+    "chapter-number", "collection-number", "edition", "issue", "number", "number-of-pages",
+    "number-of-volumes", "page", "page-first", "part-number", "printing-number", "section",
+    "supplement-number", "version", "volume", "abstract", "annote", "archive",
+    "archive_collection", "archive_location", "archive-place", "authority", "call-number",
+    "citation-key", "citation-label", "collection-title", "container-title",
+    "container-title-short", "dimensions", "division", "DOI", "event", "event-place",
+    "event-title", "genre", "ISBN", "ISSN", "jurisdiction", "keyword", "language", "license",
+    "medium", "original-publisher", "original-publisher-place", "original-title", "part-title",
+    "PMID", "PMCID", "publisher", "publisher-place", "references", "reviewed-genre",
+    "reviewed-title", "scale", "source", "status", "title", "title-short", "URL",
+    "volume-title", "type"))
+
+
+def _with_note_fields(raw: Mapping[str, Any], note: str) -> dict[str, Any]:
+    """``raw`` with the variables written at the start of its note (they never replace a
+    variable the item has) and the note's remaining text as its note."""
+    fields: dict[str, Any] = {}
+    pos = 0
+    while (m := _NOTE_FIELD.match(note, pos)) is not None and m.end() > pos:
+        name = m[1] or m[3]
+        value = (m[2] if m[1] else m[4]).strip()
+        pos = m.end()
+        # names are case-insensitive; a name that is no CSL variable is read and dropped (as
+        # pandoc does: nothing could print it)
+        key = next((k for k in (name, name.lower()) if k in _DATE_VARIABLES
+                    or k in _NAME_VARIABLES or k in _NOTE_TEXT_VARIABLES), None)
+        if key is None:
+            continue
+        if key in _NAME_VARIABLES:
+            family, _, given = value.partition("||")
+            person = {"family": family.strip(), **({"given": given.strip()} if given else {})}
+            fields.setdefault(key, []).append(person)
+        else:
+            fields.setdefault(key, value)
+    if pos == 0:
+        return dict(raw)
+    out = {k: v for k, v in raw.items() if k != "note"}
+    for k, v in fields.items():
+        out.setdefault(k, v)
+    rest = note[pos:].strip()
+    if rest:
+        out["note"] = rest
+    return out
 
 
 _GIVEN_SUFFIX = re.compile(r"([^,]+?)\s*,\s*(!?)\s*([^\s,a-z][^,]*)")

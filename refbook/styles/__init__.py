@@ -132,13 +132,15 @@ class CslStyle:
         return self.style().locale.lang
 
     # -- running it ----------------------------------------------------------------------------
-    def processor(self, items: Sequence[Item], *, memo_dir: str | None = None) -> Processor:
+    def processor(self, items: Sequence[Item], *, memo_dir: str | None = None,
+                  cited: Sequence[str] = ()) -> Processor:
         """A processor for ``items``. With ``memo_dir``, formatting results survive the process:
-        a host's next build (a new ``sphinx-build`` run) reformats only the entries that changed."""
+        a host's next build (a new ``sphinx-build`` run) reformats only the entries that changed.
+        ``cited``: the keys the document cites, in the order first cited (year suffixes)."""
         style = self.style()
         if memo_dir is not None:
             load_memo(style.memo, self._memo_file(memo_dir))
-        return Processor(style, items)
+        return Processor(style, items, cited=cited)
 
     def save_memo(self, memo_dir: str) -> None:
         """Write the formatting memo next to the host's other caches (atomic, best effort)."""

@@ -14,6 +14,7 @@ suite fails instead of skipping.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -81,3 +82,48 @@ def test_csl_suite() -> None:
     assert not newly_failing, [
         (o.name, o.reason, o.expected, o.actual) for o in outcomes if o.name in newly_failing]
     assert not newly_passing, f"these pass now: take them off {listing.name}: {newly_passing}"
+
+
+def test_citations_rows_are_read_as_citeproc_js_edits_a_document() -> None:
+    """A CITATIONS row inserts its citation between the ones it lists before and after it (with
+    their note numbers now); a row with an id seen before replaces that citation in place."""
+    from benchmarks.csl_suite import citations_of
+
+    rows = [
+        [{"citationID": "C1", "citationItems": [{"id": "a"}], "properties": {"noteIndex": 1}},
+         [], []],
+        [{"citationID": "C2", "citationItems": [{"id": "b"}], "properties": {"noteIndex": 2}},
+         [["C1", 1]], []],
+        # inserted first: the others move one note on
+        [{"citationID": "C3", "citationItems": [{"id": "c"}], "properties": {"noteIndex": 1}},
+         [], [["C1", 2], ["C2", 3]]],
+        # C1 edited in place
+        [{"citationID": "C1", "citationItems": [{"id": "d"}], "properties": {"noteIndex": 2}},
+         [["C3", 1]], [["C2", 3]]],
+    ]
+    got = citations_of({"CITATIONS": json.dumps(rows)})
+    assert got is not None
+    assert [([c.id for c in x.cites], x.note) for x in got] == [
+        (["c"], 1), (["d"], 2), (["b"], 3)]
+
+
+def test_a_fixture_without_citations_cites_every_item_in_bibliography_order(
+        tmp_path: Path) -> None:
+    from benchmarks.csl_suite import run_fixture
+
+    csl = ('<style xmlns="http://purl.org/net/xbiblio/csl" class="in-text" version="1.0">'
+           "<info><title>t</title><id>t</id><updated>2020-01-01T00:00:00+00:00</updated></info>"
+           '<citation><layout delimiter="; "><text variable="title"/></layout></citation>'
+           '<bibliography><sort><key variable="title"/></sort><layout>'
+           '<text variable="title"/></layout></bibliography></style>')
+    items = [{"id": "a", "type": "book", "title": "Zulu"},
+             {"id": "b", "type": "book", "title": "Alpha"}]
+    fixture = tmp_path / "sort_Fixture.txt"
+    fixture.write_text(
+        ">>===== MODE =====>>\ncitation\n<<===== MODE =====<<\n"
+        ">>===== RESULT =====>>\nAlpha; Zulu\n<<===== RESULT =====<<\n"
+        f">>===== CSL =====>>\n{csl}\n<<===== CSL =====<<\n"
+        f">>===== INPUT =====>>\n{json.dumps(items)}\n<<===== INPUT =====<<\n",
+        encoding="utf-8")
+    outcome = run_fixture(fixture, tmp_path)
+    assert outcome.passed, (outcome.reason, outcome.actual)

@@ -38,6 +38,12 @@ EN_DASH = "\u2013"
 NAME_VARS = frozenset(
     ["author", "editor", "translator", "collection-editor", "composer", "container-author", "director", "editorial-director", "illustrator", "interviewer", "original-author", "recipient", "reviewed-author", "chair", "compiler", "contributor", "curator", "executive-producer", "guest", "host", "narrator", "organizer", "performer", "producer", "script-writer", "series-creator", "editortranslator"]
 )
+#: the CSL 1.0.2 locator types (their terms label a locator)
+LOCATOR_TERMS = ("act", "appendix", "article-locator", "book", "canon", "chapter", "column",
+                 "elocation", "equation", "figure", "folio", "issue", "line", "note", "opus",
+                 "page", "paragraph", "part", "rule", "scene", "section", "sub-verbo",
+                 "supplement", "table", "timestamp", "title-locator", "verse", "version",
+                 "volume")
 DATE_VARS = frozenset(
     ["accessed", "available-date", "event-date", "issued", "original-date", "submitted"]
 )
@@ -377,6 +383,7 @@ class Evaluator:
         self._present_item: Item | None = None
         self._present_vars: frozenset[str] = frozenset()
         self._choices: dict[tuple[int, str, frozenset[str]], tuple[Node, int, bool]] = {}
+        self._locator_words: frozenset[str] | None = None
 
     def _begin(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
                sort_key: bool = False, locator: str = "", label: str = "",
@@ -887,18 +894,16 @@ class Evaluator:
         outs: list[Out] = []
         for part in split_nums(stringify(v)):
             if isinstance(part, int):
-                outs.append(lit(self.format_number(part, form)))
+                # a gendered ordinal agrees with the noun of the variable (la 1re édition)
+                outs.append(lit(self.format_number(part, form,
+                                                   self.locale.genders.get(var, ""))))
             else:
                 outs.append(lit(part))
         return grouped(outs)
 
-    def format_number(self, i: int, form: str) -> str:
+    def format_number(self, i: int, form: str, gender: str = "") -> str:
         if form == "ordinal" or (form == "long-ordinal" and not 1 <= i <= 10):
-            if i % 100 in (11, 12, 13):
-                t = self.locale.term(f"ordinal-{i % 100:02d}") or self.locale.term("ordinal")
-            else:
-                t = self.locale.term(f"ordinal-{i % 10:02d}") or self.locale.term("ordinal")
-            return f"{i}{t or ''}"
+            return f"{i}{self.locale.ordinal_suffix(i, gender)}"
         if form == "long-ordinal":
             return self.locale.term(f"long-ordinal-{i:02d}") or str(i)
         if form == "roman":
@@ -928,7 +933,7 @@ class Evaluator:
             if self.label:
                 term = self.locale.term(self.label, form, plural_of(loc))
             else:
-                if loc[:1].isspace():
+                if loc[:1].isspace() or self._names_its_label(loc):
                     return None
                 term = self.locale.term("page", form, plural_of(loc))
         else:
@@ -956,6 +961,20 @@ class Evaluator:
             f = Formatting(**{**{k: getattr(f, k) for k in Formatting.__slots__},
                               "suffix": rest or None})
         return formatted(f, [lit(term)])
+
+    def _names_its_label(self, locator: str) -> bool:
+        """Whether a locator given without a label starts with one ("vol. 1, fol. 186"): it
+        is printed as written, with no "p." before it (as pandoc reads such a locator)."""
+        if self._locator_words is None:
+            words: set[str] = set()
+            for name in LOCATOR_TERMS:
+                for form in ("long", "short", "symbol"):
+                    t = self.locale.terms.get((name, form))
+                    if t is not None:
+                        words.update(w.lower() for w in (t.single, t.multiple) if w)
+            self._locator_words = frozenset(words)
+        first = locator.split(None, 1)[0].lower() if locator.strip() else ""
+        return bool(first) and not first[:1].isdigit() and first in self._locator_words
 
     # ------------------------------------------------------------------ dates
 
@@ -1073,8 +1092,11 @@ class Evaluator:
         elif form == "numeric-leading-zeros":
             text = f"{n:02d}"
         elif form == "ordinal":
+            # the day agrees with its month's gender (le 1er janvier)
+            gender = (self.locale.genders.get(f"month-{date.month:02d}", "")
+                      if name == "day" and date.month else "")
             text = (str(n) if self.locale.limit_day_ordinals_to_day_1 and n != 1
-                    else self.format_number(n, "ordinal"))
+                    else self.format_number(n, "ordinal", gender))
         elif name == "month":
             tf = "short" if form == "short" else "long"
             if n <= 12:
@@ -1148,13 +1170,9 @@ class Evaluator:
         if opts.get("form") == "count":
             count = sum(1 for x in xs for u in _universe_tags(x, "name"))
             return lit(str(count)) if count else None
-        affixes = Formatting(prefix=f.prefix, suffix=f.suffix, delimiter=f.delimiter)
-        if f != affixes:
-            # the fonts, quotes and case of <names> itself go around each variable's names
-            # (inside the affixes and delimiter), as pandoc's engine applies them
-            fonts = replace(f, prefix=None, suffix=None, delimiter=None)
-            xs = [formatted(fonts, [x]) for x in xs]
-        return formatted(affixes, xs)
+        # the fonts, quotes and case of <names> itself reach each name (inner_f, as pandoc's
+        # engine applies them); the affixes and delimiter go around all the variables' names
+        return formatted(Formatting(prefix=f.prefix, suffix=f.suffix, delimiter=f.delimiter), xs)
 
     def format_names(self, var: str, names: tuple[Name, ...], opts: dict[str, str],
                      formatting: Formatting, name_f: Formatting, name_parts: dict[str, Formatting],
@@ -1165,7 +1183,8 @@ class Evaluator:
         if subsequent:
             et_al_min = opts.get("et-al-subsequent-min", et_al_min)
             et_al_first = opts.get("et-al-subsequent-use-first", et_al_first)
-        rendered = [self.format_name(nm, i + 1, opts, name_f, name_parts) for i, nm in enumerate(names)]
+        rendered = [self.format_name(nm, i + 1, opts, formatting, name_parts)
+                    for i, nm in enumerate(names)]
         delim = opts.get("delimiter", ", ")
         numnames = len(rendered)
         label: list[Out] = []
@@ -1224,6 +1243,10 @@ class Evaluator:
             before_etal = delim
         else:
             before_etal = etal_pre
+        if before_etal == " " and _is_cjk(self.locale.term(
+                etal_node.attrs.get("term", "et-al") if etal_node is not None else "et-al")
+                or ""):
+            before_etal = ""  # CJK joins without spaces: Ziggy Zither等
         etal: Out
         if etal_node is not None:
             term = self.locale.term(etal_node.attrs.get("term", "et-al")) or ""
@@ -1349,6 +1372,13 @@ class Evaluator:
         fam_part = _space(_space(dp, ndp), family)
         fam_part = _sep(fam_part, suffix, ", ") if name.comma_suffix else _space(fam_part, suffix)
         return _space(giv_aff([given]), fam_aff([fam_part]))
+
+
+def _is_cjk(term: str) -> bool:
+    """Whether a term starts with a Chinese, Japanese or Korean character."""
+    c = term[:1]
+    return bool(c) and ("\u2e80" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af"
+                        or "\uf900" <= c <= "\ufaff")
 
 
 def _space(x: Out, y: Out) -> Out:

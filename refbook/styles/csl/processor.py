@@ -41,7 +41,7 @@ from refbook.styles.csl.output import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
     from refbook.csl import Item, Name
     from refbook.styles.csl.style import Node, Style
@@ -157,8 +157,13 @@ class _DD:
 class Processor:
     """Formats citations and the bibliography of a fixed set of items with one CSL style."""
 
-    def __init__(self, style: Style, items: Sequence[Item]) -> None:
+    def __init__(self, style: Style, items: Sequence[Item], *, cited: Sequence[str] = ()
+                 ) -> None:
         self.style = style
+        # the cited keys in the order first cited: works the bibliography's sort does not tell
+        # apart get their year suffixes in that order, the uncited ones after them by key
+        self.cited = {k: i for i, k in enumerate(dict.fromkeys(cited))}
+        self._position_tested: bool | None = None
         self.items: dict[str, Item] = {}
         for it in items:
             self.items.setdefault(it.id, it)
@@ -239,7 +244,21 @@ class Processor:
         found = [g for r, g in sorted(groups.items()) if r and len(g) > 1]
         if self._subsequent_differs():
             found = self._with_subsequent_ambiguities(found, dds)
+        elif self.cited and self._tests_position():
+            # a later cite of a cited item has its own form ("Doe, supra note 1"): cited items
+            # whose later cites look alike are told apart too
+            found = self._with_subsequent_ambiguities(
+                found, [d for d in dds if d.item in self.cited])
         return found
+
+    def _tests_position(self) -> bool:
+        c = self.style.citation
+        if c is None:
+            return False
+        if self._position_tested is None:
+            self._position_tested = any(
+                "position" in n.attrs for n in _descendants(c, self.style.macros))
+        return self._position_tested
 
     def _subsequent_differs(self) -> bool:
         """Whether later cites of an item can look different (et-al-subsequent-*): those must
@@ -312,9 +331,10 @@ class Processor:
 
     def _try_add_names(self, group: list[_DD]) -> None:
         self._try_add_given_names(group)
-        self._add_names_until_unique(group, lambda n: n)
+        self._add_names_until_unique(group, lambda n, _i: n)
 
-    def _add_names_until_unique(self, group: list[_DD], part: Callable[[Name], object]) -> None:
+    def _add_names_until_unique(self, group: list[_DD], part: Callable[[Name, int], object]
+                                ) -> None:
         """Show one more name at a time until an item's first names (``part`` of each) are its
         own; each item keeps the count that was shown when it became unique.
 
@@ -328,7 +348,7 @@ class Processor:
         for n in range(1, maxnames + 1):
             for x in as_:
                 if n <= len(x.names):
-                    edge = (prefix[x.item], part(x.names[n - 1]))
+                    edge = (prefix[x.item], part(x.names[n - 1], n - 1))
                     prefix[x.item] = nodes.setdefault(edge, len(nodes) + 1)
             counts: dict[int, int] = {}
             for x in as_:
@@ -355,7 +375,7 @@ class Processor:
                 if add_given and rule == "by-cite":
                     self._try_add_names(g)
                 else:
-                    self._try_add_names_plain(g)
+                    self._try_add_names_plain(g, rule if add_given else "")
             if global_rule:  # the names now shown may need their given names too
                 self._add_given_names_globally(rule)
             amb = self._ambiguities()
@@ -367,13 +387,17 @@ class Processor:
             keys: dict[str, _SortKeys] = getattr(self, "_bib_keys", {})
             desc = getattr(self, "_sort_desc", [])
 
+            def first_cited(k: str) -> tuple[int, str]:
+                return (self.cited.get(k, len(self.cited)), k)
+
             def by_sort_key_then_id(a: str, b: str) -> int:
-                # citeproc collects ambiguous items in id order, then sorts them stably by
-                # the bibliography's <sort>; without one they keep the order of first
-                # citation (the bibliography's order then)
+                # citeproc collects ambiguous items in the order first cited (the uncited ones
+                # after, by id), then sorts them stably by the bibliography's <sort>; without
+                # one they keep the order of first citation (the bibliography's order then)
                 if not keys:
                     return self.number[a] - self.number[b]
-                return _cmp_keys(keys.get(a), keys.get(b), desc) or (a > b) - (a < b)
+                ra, rb = first_cited(a), first_cited(b)
+                return _cmp_keys(keys.get(a), keys.get(b), desc) or (ra > rb) - (ra < rb)
 
             # the groups are disjoint (one per rendered text): each is sorted once and numbered
             # in one pass, so a book with hundreds of same-author-same-year works stays O(n log n)
@@ -428,8 +452,22 @@ class Processor:
                 if n in hints:
                     self.disamb[key].name_hints[n] = hints[n]
 
-    def _try_add_names_plain(self, group: list[_DD]) -> None:
-        self._add_names_until_unique(group, lambda n: n.family or n.literal)
+    def _try_add_names_plain(self, group: list[_DD], rule: str) -> None:
+        """Add names until cites differ in the names as the givenname rule shows them: whole
+        (all-names), with initials (all-names-with-initials), the first name so and the others
+        by family name (primary-name…), or by family name only (no given-name rule)."""
+        with_initials = rule.endswith("-with-initials")
+        primary = rule.startswith("primary-name")
+
+        def part(n: Name, i: int) -> object:
+            if not rule or (primary and i > 0):
+                return n.family or n.literal
+            if with_initials:
+                return (n.family or n.literal, n.non_dropping_particle,
+                        initialize(n.given, True, False, "") if n.given else "")
+            return n
+
+        self._add_names_until_unique(group, part)
 
     # ------------------------------------------------------------------ output
 
@@ -626,7 +664,9 @@ class Processor:
         result: list[Out] = []
         flipped = collapse == "year"
         for gi, g in enumerate(groups):
-            ys = [g[0], *[_remove_names(y) for y in g[1:]]]
+            # a cite that is only its names (no date) shows nothing once they are removed, and
+            # leaves no delimiter behind
+            ys = [g[0], *[y for y in map(_remove_names, g[1:]) if out_text(y)]]
             if collapse in ("year-suffix", "year-suffix-ranged"):
                 ys = _collapse_year_suffixes(ys, suffix_delim,
                                              ranged=collapse == "year-suffix-ranged")
@@ -780,7 +820,7 @@ def _substitute_names(o: Out, previous: tuple[tuple[Name, ...], str], rule: str,
     if not names:
         rule = "complete-all"
     if rule == "complete-all":
-        if mine != names or (not names and out_text(o.kid) != rendered):
+        if not _same_people(mine, names) or (not names and out_text(o.kid) != rendered):
             return None
         if not mine:
             return Tag("names", lit(text), o.data)
@@ -806,6 +846,31 @@ def _substitute_names(o: Out, previous: tuple[tuple[Name, ...], str], rule: str,
     replace_ = set(mine[:count])
     return _transform(o, lambda n: Tag("name", lit(text), n.data)
                       if isinstance(n, Tag) and n.kind == "name" and n.data in replace_ else n)
+
+
+def _descendants(n: Node, macros: dict[str, Node]) -> Iterator[Node]:
+    """Every node under ``n``, through the macros it calls (each macro once)."""
+    stack, seen = [n], set()
+    while stack:
+        x = stack.pop()
+        yield x
+        stack.extend(x.children)
+        m = x.attrs.get("macro")
+        if m and m in macros and m not in seen:
+            seen.add(m)
+            stack.append(macros[m])
+
+
+def _same_people(xs: tuple[Name, ...], ys: tuple[Name, ...]) -> bool:
+    """Whether two name lists name the same people: a name written as one literal string and
+    the same written as a family name alone ("Beijing Zoo") are one."""
+    if xs == ys:
+        return True
+    if len(xs) != len(ys):
+        return False
+    return all(x == y or (not x.given and not y.given and (x.literal or x.family) == (
+        y.literal or y.family) and not (x.non_dropping_particle or y.non_dropping_particle))
+        for x, y in zip(xs, ys, strict=True))
 
 
 def _group_by_names(outs: list[Out]) -> list[list[Out]]:

@@ -56,6 +56,14 @@ class Locale:
     limit_day_ordinals_to_day_1: bool = False
     #: the language tag the locale was assembled for (``de-AT``)
     lang: str = "en-US"
+    #: ordinal terms with a ``gender-form`` (CSL 1.0.2 "Gender-specific Ordinals"), by
+    #: (name, gender-form); the neuter ones stay in ``terms``
+    gendered: dict[tuple[str, str], Term] = field(default_factory=dict)
+    #: the grammatical gender of a noun term (``edition`` → feminine in French)
+    genders: dict[str, str] = field(default_factory=dict)
+    #: an ordinal term's ``match`` (last-digit, last-two-digits, whole-number) when given, by
+    #: (name, gender-form or "")
+    matches: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def term(self, name: str, form: str = "long", plural: bool = False) -> str | None:
         """Look a term up with CSL's fallbacks (verb-short → verb → long, symbol → short → long)."""
@@ -70,6 +78,34 @@ class Locale:
             if t is not None:
                 return t.multiple if plural else t.single
         return None
+
+    def ordinal_suffix(self, i: int, gender: str = "") -> str:
+        """The ordinal suffix of ``i`` (CSL 1.0.2, "Ordinal Suffixes"): ``ordinal-10`` …
+        ``ordinal-99`` match the last two digits, ``ordinal-00`` … ``ordinal-09`` the last digit
+        (unless their ``match`` says otherwise), else ``ordinal``. ``gender``: the gender of
+        the noun the number counts; a term without that gender-form falls back to its neuter
+        form (a neuter noun to the masculine form where a locale gives only gendered ones)."""
+
+        def variant(name: str) -> tuple[str, str] | None:
+            # a gendered noun takes its gender's form or the neuter one, never the other
+            # gender's (2.ª edición falls back to the general ordinal, not to 2.º)
+            for g in (gender, "") if gender else ("", "masculine", "feminine"):
+                t = self.gendered.get((name, g)) if g else self.terms.get((name, "long"))
+                if t is not None:
+                    return t.single, self.matches.get((name, g), "")
+            return None
+
+        if i % 100 >= 10:
+            found = variant(f"ordinal-{i % 100:02d}")
+            if found is not None and (found[1] != "whole-number" or i < 100):
+                return found[0]
+        if i % 100 not in (11, 12, 13):  # 11th, not 11st, where no ordinal-11 is given
+            found = variant(f"ordinal-{i % 10:02d}")
+            if found is not None and (found[1] in ("", "last-digit") or (
+                    i < 10 if found[1] == "whole-number" else i % 100 < 10)):
+                return found[0]
+        general = variant("ordinal")
+        return general[0] if general is not None else ""
 
     def quotes(self) -> tuple[str, str, str, str]:
         """Outer open/close and inner open/close quotation marks of the locale."""
@@ -91,14 +127,28 @@ class Locale:
                         ordinals_replaced = True
                         for key in [k for k in self.terms if k[0].startswith("ordinal")]:
                             del self.terms[key]
+                        self.gendered.clear()
+                        self.matches.clear()
                     form = t.attrs.get("form", "long")
                     text = _text_of(t)
+                    if "\n" in text and not text.strip():
+                        # a term written empty across lines (<term name="and others">
+                        # newline </term>) is empty, not a line break in the output
+                        text = ""
                     single = multiple = text
                     for sub in t.children:
                         if sub.tag == "single":
                             single = _text_of(sub)
                         elif sub.tag == "multiple":
                             multiple = _text_of(sub)
+                    if "gender" in t.attrs:
+                        self.genders[name] = t.attrs["gender"]
+                    gender_form = t.attrs.get("gender-form", "")
+                    if name.startswith("ordinal") and "match" in t.attrs:
+                        self.matches[(name, gender_form)] = t.attrs["match"]
+                    if gender_form and name.startswith("ordinal"):
+                        self.gendered[(name, gender_form)] = Term(single, multiple)
+                        continue
                     self.terms[(name, form)] = Term(single, multiple)
             elif child.tag == "date":
                 self.dates[child.attrs.get("form", "text")] = child
