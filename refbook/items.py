@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from refbook import __version__
-from refbook.bibtex_csl import entry_to_item
 from refbook.memo import code_stamp, load_memo, save_memo
 from refbook.readers import is_bibtex_file
 
@@ -36,6 +35,10 @@ def _item(entry: Entry, language: str = "en-US") -> Item:
     found = _MEMO.get(key)
     if found is not None:
         return found
+    # imported on the first conversion: a build whose items all come from the cache folder
+    # never decodes LaTeX (refbook.latex and its tables; tests/mkdocs/test_lazy_imports.py)
+    from refbook.bibtex_csl import entry_to_item
+
     # pandoc maps an entry of a .bibtex file with its BibTeX rules, any other with BibLaTeX's;
     # the document's language decides whether English titles are sentence-cased (pandoc's
     # BibTeX reader does so only when it, and the entry's langid, are English)
