@@ -30,15 +30,20 @@ _MEMO_MAX = 65536
 _lock = threading.Lock()
 
 
+def entry_to_item(entry: Entry, *, default_language: str, biblatex: bool) -> Item:
+    """``refbook.bibtex_csl.entry_to_item``, imported on the first conversion: a build whose
+    items all come from the cache folder never decodes LaTeX (``refbook.latex`` and its tables;
+    ``tests/mkdocs/test_lazy_imports.py``)."""
+    from refbook.bibtex_csl import entry_to_item as convert
+
+    return convert(entry, default_language=default_language, biblatex=biblatex)
+
+
 def _item(entry: Entry, language: str = "en-US") -> Item:
     key = (entry, language)
     found = _MEMO.get(key)
     if found is not None:
         return found
-    # imported on the first conversion: a build whose items all come from the cache folder
-    # never decodes LaTeX (refbook.latex and its tables; tests/mkdocs/test_lazy_imports.py)
-    from refbook.bibtex_csl import entry_to_item
-
     # pandoc maps an entry of a .bibtex file with its BibTeX rules, any other with BibLaTeX's;
     # the document's language decides whether English titles are sentence-cased (pandoc's
     # BibTeX reader does so only when it, and the entry's langid, are English)
