@@ -1307,10 +1307,19 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         """The back-links of ``keys`` (the core words them), as seen from ``page``."""
         if self._places is None:
             self._places = self._citing_places()
+        # one relative URL per citing page, not per citation (MkDocs computes each from both
+        # paths: a list of a book's 600 citations made 600 of them for 30 pages)
+        urls: dict[str, str] = {}
+
+        def url(uri: str) -> str:
+            found = urls.get(uri)
+            if found is None:
+                found = urls[uri] = self._url_to(uri, page)
+            return found
+
         out = {}
         for key in keys:
-            out[key] = backlinks(CitingPlace(uri, title, section,
-                                             self._url_to(uri, page) + f"#{anchor}")
+            out[key] = backlinks(CitingPlace(uri, title, section, url(uri) + f"#{anchor}")
                                  for uri, title, section, anchor in self._places.get(key, ()))
         return out
 

@@ -173,6 +173,8 @@ def entry_facts(bibliography: Bibliography, config: Config,
     used = [(config, _signature(entry)) for entry in bibliography]
     missing = [(entry, key) for entry, key in zip(bibliography, used, strict=True)
                if key not in _MEMO]
+    if missing:
+        _rules()  # imported before map_entries forks workers: each would import them again
     found = map_entries(_facts, [entry for entry, _ in missing], config)
     for (_, key), facts in zip(missing, found, strict=True):
         _MEMO[key] = facts
