@@ -6,11 +6,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+import pytest
 from mkdocs.structure.files import File
 
 if TYPE_CHECKING:
-    import pytest
-
     from tests.mkdocs.conftest import Project
 
 
@@ -37,3 +36,26 @@ def test_back_links_compute_one_relative_url_per_citing_page(
                                    for i in (0, 1))
     # ... and the 40 citations of a page cost one relative URL per list, not one each
     assert 0 < calls.count("ch0.md") <= 3
+
+
+def test_each_distinct_citation_text_is_parsed_once_per_process(
+        project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    from refbook import syntax
+
+    syntax._parse_bracketed_memo.cache_clear()
+    parsed: list[str] = []
+    real = syntax._split_items
+
+    def counting(inner: str) -> list[str]:
+        parsed.append(inner)
+        return real(inner)
+
+    monkeypatch.setattr(syntax, "_split_items", counting)
+    project.page("index.md", "# Book\n\n" + "See [@smith2020a] and [@doe2019, p. 3].\n\n" * 10)
+    project.build()
+    assert sorted(parsed) == ["@doe2019, p. 3", "@smith2020a"]
+    assert "Smith" in project.html("index.html")
+    # a long text is parsed each time (not remembered), with the same result
+    long = "@smith2020a, " + "x" * syntax._MEMO_CHARS
+    assert syntax.parse_bracketed(long) == syntax.parse_bracketed(long)
+    assert parsed.count(long) == 2
