@@ -366,6 +366,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self._cache: cachedir.Prepared | None = None
         self._cache_dir: str | None = None
         self._bib_digest = ""
+        #: the style's language (``_style_language``)
+        self._language = "en-US"
         #: key → where it is cited, for back-links (computed once per build, when first needed)
         self._places: dict[str, list[tuple[str, str, str, str]]] | None = None
 
@@ -460,10 +462,11 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             self.style = get_style(self._settings.style, locale=self._settings.locale)
         except StyleError as exc:  # the file changed into a broken one since on_config
             raise PluginError(f"refbook: {exc.diagnostic.format()}") from None
-        self.items = items_for(self.bibliography, self.style.language)
         # what the cache folder's book-wide results are keyed by (cheap: a digest per file)
         self._bib_digest = (bibcache.files_digest(self._settings.bib_files)
                             if self._cache_dir is not None else "")
+        self._language = self._style_language()
+        self.items = items_for(self.bibliography, self._language)
         check_key = (id(self.bibliography), self._settings.check)
         if check_key != self._check_key:
             # the rules run once per version of the .bib files (a page edit reuses the result),
@@ -479,6 +482,21 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                                 for d in checks]
             self._check_key = check_key
             self._check_keep = self.bibliography  # keeps id() in the key meaningful
+
+    def _style_language(self) -> str:
+        """The style's language. Knowing it means parsing the style and its locale (XML), which
+        a build whose results all come from the cache folder needs for nothing else: the folder
+        keeps it under the style's digest (its file, a dependent style's parent, the locale)."""
+        key = (self.style.digest,)
+        found = self._cached("language", key)
+        if isinstance(found, str):
+            return found
+        try:
+            language = self.style.language
+        except StyleError as exc:  # the file changed into a broken one since on_config
+            raise PluginError(f"refbook: {exc.diagnostic.format()}") from None
+        self._store("language", key, language)
+        return language
 
     # -- the cache folder's book-wide results ------------------------------------------------
 
@@ -643,7 +661,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                      for u in order))
         if key != self._resolve_key or self.resolution is None:
             # a new build process with the same inputs takes the book from the cache folder
-            disk_key = (self._bib_digest, self.style.language, *key[1:])
+            disk_key = (self._bib_digest, self._language, *key[1:])
             found = self._cached("resolution", disk_key)
             if isinstance(found, Resolution):
                 self.resolution = found
@@ -1289,10 +1307,19 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         """The back-links of ``keys`` (the core words them), as seen from ``page``."""
         if self._places is None:
             self._places = self._citing_places()
+        # one relative URL per citing page, not per citation (MkDocs computes each from both
+        # paths: a list of a book's 600 citations made 600 of them for 30 pages)
+        urls: dict[str, str] = {}
+
+        def url(uri: str) -> str:
+            found = urls.get(uri)
+            if found is None:
+                found = urls[uri] = self._url_to(uri, page)
+            return found
+
         out = {}
         for key in keys:
-            out[key] = backlinks(CitingPlace(uri, title, section,
-                                             self._url_to(uri, page) + f"#{anchor}")
+            out[key] = backlinks(CitingPlace(uri, title, section, url(uri) + f"#{anchor}")
                                  for uri, title, section, anchor in self._places.get(key, ()))
         return out
 

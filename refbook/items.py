@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from refbook import __version__
-from refbook.bibtex_csl import entry_to_item
 from refbook.memo import code_stamp, load_memo, save_memo
 from refbook.readers import is_bibtex_file
 
@@ -29,6 +28,15 @@ if TYPE_CHECKING:
 _MEMO: dict[tuple[Entry, str], Item] = {}
 _MEMO_MAX = 65536
 _lock = threading.Lock()
+
+
+def entry_to_item(entry: Entry, *, default_language: str, biblatex: bool) -> Item:
+    """``refbook.bibtex_csl.entry_to_item``, imported on the first conversion: a build whose
+    items all come from the cache folder never decodes LaTeX (``refbook.latex`` and its tables;
+    ``tests/mkdocs/test_lazy_imports.py``)."""
+    from refbook.bibtex_csl import entry_to_item as convert
+
+    return convert(entry, default_language=default_language, biblatex=biblatex)
 
 
 def _item(entry: Entry, language: str = "en-US") -> Item:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 # Locator labels as Pandoc recognizes them (English locale terms, long and short forms).
 _LABELS: dict[str, str] = {}
@@ -124,8 +125,22 @@ def _parse_item(text: str) -> CiteRef | None:
                    locator=locator, label=label, suppress_author=suppress)
 
 
+#: the longest inside of ``[...]`` whose parse is remembered (a real citation is far shorter)
+_MEMO_CHARS = 512
+
+
 def parse_bracketed(inner: str) -> tuple[CiteRef, ...] | None:
-    """The inside of ``[...]``: items separated by ``;``; None if some item has no key."""
+    """The inside of ``[...]``: items separated by ``;``; None if some item has no key.
+
+    Remembered for short texts: a MkDocs build reads each citation before rendering and again
+    while Python-Markdown renders it, and ``mkdocs serve`` reads every page at each rebuild
+    (the result is immutable)."""
+    if len(inner) <= _MEMO_CHARS:
+        return _parse_bracketed_memo(inner)
+    return _parse_bracketed(inner)
+
+
+def _parse_bracketed(inner: str) -> tuple[CiteRef, ...] | None:
     refs = []
     for part in _split_items(inner):
         ref = _parse_item(part)
@@ -133,6 +148,9 @@ def parse_bracketed(inner: str) -> tuple[CiteRef, ...] | None:
             return None
         refs.append(ref)
     return tuple(refs) if refs else None
+
+
+_parse_bracketed_memo = lru_cache(maxsize=8192)(_parse_bracketed)
 
 
 def _split_items(inner: str) -> list[str]:

@@ -34,8 +34,6 @@ from refbook.render.reference_list import (
 from refbook.render.reference_list import backlinks as entry_backlinks
 from refbook.render.text import to_line
 from refbook.styles import CslStyle, get_style
-from refbook.styles.pybtex_bridge import format_entries, format_entry
-from refbook.styles.pybtex_refs import BUILTIN, Ref, author_part
 from refbook.validate import apply_config, check_bibliography
 from refbook.validate.citations import unused_entries
 from refbook.validate.report import INFO_LIMIT
@@ -50,6 +48,7 @@ if TYPE_CHECKING:
     from refbook.models import Bibliography
     from refbook.registry import CitationSite
     from refbook.render.reference_list import BackLinks
+    from refbook.styles.pybtex_refs import Ref
     from refbook.syntax import CiteRef
     from sphinx_refbook.compat import Compat
 
@@ -708,6 +707,9 @@ def _pybtex_lists(bib: Bibliography, specs: Sequence[ListSpec],
     prefix included), then of the .bib files, sorted, labelled and formatted by its pybtex
     style; and each entry the style could not format (it shows pybtex's message instead, as
     in sphinxcontrib-bibtex, which warns at the list with that message)."""
+    # pybtex is imported only by a book in sphinxcontrib-bibtex's look
+    from refbook.styles.pybtex_bridge import format_entries
+
     cited_order: list[str] = []
     for doc in [*doc_order, *sorted(set(nocite_at) - set(doc_order))]:
         # citations and :cite:empty: keys in page order (each :cite:empty: knows how many
@@ -774,6 +776,8 @@ def _pybtex_tooltips(bib: Bibliography, specs: Sequence[ListSpec],
                      aliases: Mapping[str, str]) -> dict[str, str]:
     """The hover text of each cited key: its entry as plain text, in bibtex_tooltips_style (or
     the list's style) with the list's label; none with bibtex_tooltips = False."""
+    from refbook.styles.pybtex_bridge import format_entry
+
     if not compat.tooltips:
         return {}
     out: dict[str, str] = {}
@@ -823,6 +827,7 @@ def _pybtex_citations(bib: Bibliography, sites: Mapping[str, tuple[CitationSite,
                       compat: Compat, aliases: Mapping[str, str],
                       ) -> dict[tuple[str, int], Inlines]:
     """Each citation's text in the referencing style, with the label of the list it links to."""
+    from refbook.styles.pybtex_refs import Ref
     from sphinx_refbook.compat import citation_formatter
 
     cite = citation_formatter(compat.reference_style)
@@ -864,6 +869,7 @@ def _plugin_foot_texts(bib: Bibliography, footsites: Mapping[str, tuple[Citation
     """bibtex_foot_reference_style naming a plugin: each footnote citation's text around its
     footnote references, as the plugin writes it (a citation it cannot write keeps the 'foot'
     style's text)."""
+    from refbook.styles.pybtex_refs import Ref
     from sphinx_refbook.compat import foot_formatter
 
     formatter = foot_formatter(compat.foot_reference_style)
@@ -884,6 +890,9 @@ def _pybtex_footnotes(bib: Bibliography, footsites: Mapping[str, tuple[CitationS
                       ) -> tuple[dict[str, Inlines], dict[tuple[str, int], dict[str, Inlines]]]:
     """What footnote citations show in sphinxcontrib-bibtex's look: each footnote the entry in
     bibtex_default_style (no label), a textual one's author part in the 'foot' style."""
+    from refbook.styles.pybtex_bridge import format_entry
+    from refbook.styles.pybtex_refs import BUILTIN, Ref, author_part
+
     entries: dict[str, Inlines] = {}
     authors: dict[tuple[str, int], dict[str, Inlines]] = {}
     for doc, doc_sites in footsites.items():

@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from refbook.diagnostics import Code
 from refbook.ir import Span, Text
-from refbook.styles.pybtex_bridge import plugin_names, style_exists, to_inlines, to_pybtex
-from refbook.styles.pybtex_refs import BUILTIN, Ref, ReferenceStyle, format_citation
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -28,6 +26,7 @@ if TYPE_CHECKING:
 
     from refbook.diagnostics import Diagnostic
     from refbook.ir import Inline, Inlines
+    from refbook.styles.pybtex_refs import Ref, ReferenceStyle
 
 #: sphinxcontrib-bibtex 2.7's options besides bibtex_bibfiles/bibtex_encoding, with its defaults
 COMPAT_OPTIONS: dict[str, object] = {
@@ -83,6 +82,10 @@ def compat_problems(config: Config, *, compat: bool) -> list[tuple[str, str]]:
                                 f"{type(value).__name__} ({value!r})")))
     if not compat:
         return found
+    # pybtex is imported only when sphinxcontrib-bibtex's look is on (tests/sphinx/test_lazy_imports.py)
+    from refbook.styles.pybtex_bridge import plugin_names, style_exists
+    from refbook.styles.pybtex_refs import BUILTIN, ReferenceStyle
+
     s = compat_settings(config)
     for name, style in (("bibtex_default_style", s.default_style),
                         ("bibtex_tooltips_style", s.tooltips_style)):
@@ -128,6 +131,8 @@ def foot_formatter(name: str) -> Callable[[str, Sequence[Ref]], tuple[Inlines, .
     ``(role, refs) →`` the citation's text around its footnote references, one part more than
     references (before the first, between, after the last), or None where the plugin does not
     write each reference once, in order. None for the built-in ``foot`` (refbook's own)."""
+    from refbook.styles.pybtex_refs import ReferenceStyle
+
     style = referencing_style(name)
     if style is None or isinstance(style, ReferenceStyle):
         return None
@@ -141,6 +146,8 @@ def _plugin_foot(style: Any, role: str, refs: Sequence[Ref]) -> tuple[Inlines, .
     from pybtex.style import FormattedEntry
     from sphinxcontrib.bibtex.style.referencing import format_references
     from sphinxcontrib.bibtex.style.template import FootReferenceInfo
+
+    from refbook.styles.pybtex_bridge import to_inlines, to_pybtex
 
     if role not in set(style.role_names()) or any(r.entry is None for r in refs):
         return None
@@ -184,6 +191,8 @@ def scb_words(d: Diagnostic) -> str:
 
 
 def referencing_names() -> list[str]:
+    from refbook.styles.pybtex_refs import BUILTIN
+
     names = set(BUILTIN) - {"foot"}
     names |= {ep.name for ep in entry_points(group=REFERENCING)} - {"foot"}
     names |= set(_runtime_store())
@@ -203,6 +212,8 @@ def _runtime_store() -> dict[str, type]:
 def referencing_style(name: str) -> ReferenceStyle | Any | None:
     """refbook's description of a built-in referencing style, else an instance of the plugin
     registered under ``name``, else None."""
+    from refbook.styles.pybtex_refs import BUILTIN
+
     if name in BUILTIN:
         return BUILTIN[name]
     cls = _runtime_store().get(name)
@@ -223,6 +234,8 @@ def referencing_style(name: str) -> ReferenceStyle | Any | None:
 
 def citation_formatter(name: str) -> Callable[[str, Sequence[Ref]], Inlines]:
     """``(role, refs) → text`` under the referencing style ``name``."""
+    from refbook.styles.pybtex_refs import BUILTIN, ReferenceStyle, format_citation
+
     style = referencing_style(name)
     if isinstance(style, ReferenceStyle) or style is None:
         builtin = style if isinstance(style, ReferenceStyle) else BUILTIN["label"]
@@ -237,6 +250,8 @@ def _plugin_citation(style: Any, role: str, refs: Sequence[Ref]) -> Inlines:
     from pybtex.style import FormattedEntry
     from sphinxcontrib.bibtex.style.referencing import format_references
     from sphinxcontrib.bibtex.style.template import SphinxReferenceInfo
+
+    from refbook.styles.pybtex_bridge import to_inlines, to_pybtex
 
     if role not in set(style.role_names()):
         return ()

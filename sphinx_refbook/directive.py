@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from refbook.styles.pybtex_bridge import plugin_names, style_exists
 from sphinx_refbook import report
 from sphinx_refbook.book import SCOPES, ListSpec
 from sphinx_refbook.config import settings
@@ -138,6 +137,8 @@ class BibliographyDirective(SphinxDirective):
                     f"{self.config.refbook_style!r} formats the list (remove refbook_style "
                     "from conf.py to keep sphinxcontrib-bibtex's look)"))
             return {}
+        from refbook.styles.pybtex_bridge import plugin_names, style_exists
+
         look: dict[str, Any] = {}
         style = str(self.options.get("style", "")).strip()
         if style and not style_exists(style):

@@ -42,7 +42,6 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from refbook import latex
 from refbook.diagnostics import Code, Diagnostic
 from refbook.models import MAX_DIGITS, Entry, Field, Location
 
@@ -614,6 +613,10 @@ class _Parser:
 
     def check_values(self) -> None:
         """Report the values later stages could not read safely (see the module docstring)."""
+        # imported on the first parse: a build that takes every parse from the cache folder
+        # never decodes LaTeX (tests/mkdocs/test_lazy_imports.py)
+        from refbook import latex
+
         file = self.file
         deep = latex.MAX_DEPTH
         # Both checks need values longer than MAX_DIGITS; a comprehension finds them quickly.

@@ -22,13 +22,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from refbook.config import Config
 from refbook.diagnostics import Code
 from refbook.memo import code_stamp, load_memo, save_memo
 from refbook.models import Location
-from refbook.validate import dates, fields, identifiers, keys, names, titles, values
 from refbook.validate.report import apply_config
 from refbook.validate.workers import map_entries
 
@@ -37,6 +36,7 @@ if TYPE_CHECKING:
 
     from refbook.diagnostics import Diagnostic
     from refbook.models import Bibliography, Entry
+    from refbook.validate import keys, names
 
 __all__ = ["FAMILY_CHECKS", "apply_config", "check_bibliography", "validate"]
 
@@ -48,22 +48,58 @@ def _each_entry(check_entry: Callable[[Entry, Config], Iterable[Diagnostic]],
     return check
 
 
-#: each family's rules over a whole bibliography, without the memo (tests compare against it)
-FAMILY_CHECKS: dict[str, Callable[[Bibliography, Config], Iterable[Diagnostic]]] = {
-    "keys": keys.check,
-    "types": _each_entry(fields.check_entry),
-    "dates": _each_entry(dates.check_entry),
-    "identifiers": _each_entry(identifiers.check_entry),
-    "names": names.check,
-    "titles": _each_entry(titles.check_entry),
-    "values": _each_entry(values.check_entry),
-}
-#: the families whose rules look at one entry at a time (names: all but organisation variants)
-PER_ENTRY: dict[str, Callable[[Entry, Config], Iterable[Diagnostic]]] = {
-    "types": fields.check_entry, "dates": dates.check_entry,
-    "identifiers": identifiers.check_entry, "titles": titles.check_entry,
-    "values": values.check_entry}
-_NO_SIGNALS = keys.Signals("", "", "", "", "", "")
+@dataclass(frozen=True, slots=True)
+class _Rules:
+    """The rule families, imported on first use: a host build whose rule results all come from
+    its cache folder (a warm MkDocs build) runs no rule, so it does not pay for importing them
+    (``refbook.latex`` and the families' tables, ~30 ms; counted in
+    ``tests/mkdocs/test_lazy_imports.py``)."""
+
+    family_checks: dict[str, Callable[[Bibliography, Config], Iterable[Diagnostic]]]
+    per_entry: dict[str, Callable[[Entry, Config], Iterable[Diagnostic]]]
+    keys_check: Callable[[Bibliography, Config, dict[str, keys.Signals]], Iterable[Diagnostic]]
+    signals: Callable[[Entry], keys.Signals]
+    names_check_entry: Callable[[Entry, Config],
+                                tuple[Iterable[Diagnostic], tuple[names.Spelling, ...]]]
+    names_variants: Callable[[Bibliography, dict[str, tuple[names.Spelling, ...]]],
+                             Iterable[Diagnostic]]
+    no_signals: keys.Signals
+
+
+@lru_cache(maxsize=1)
+def _rules() -> _Rules:
+    from refbook.validate import dates, fields, identifiers, keys, names, titles, values
+
+    return _Rules(
+        # each family's rules over a whole bibliography, without the memo (tests compare
+        # against it)
+        family_checks={
+            "keys": keys.check,
+            "types": _each_entry(fields.check_entry),
+            "dates": _each_entry(dates.check_entry),
+            "identifiers": _each_entry(identifiers.check_entry),
+            "names": names.check,
+            "titles": _each_entry(titles.check_entry),
+            "values": _each_entry(values.check_entry),
+        },
+        # the families whose rules look at one entry at a time (names: all but organisation
+        # variants)
+        per_entry={
+            "types": fields.check_entry, "dates": dates.check_entry,
+            "identifiers": identifiers.check_entry, "titles": titles.check_entry,
+            "values": values.check_entry},
+        keys_check=keys.check, signals=keys.signals, names_check_entry=names.check_entry,
+        names_variants=names.variants, no_signals=keys.Signals("", "", "", "", "", ""))
+
+
+def __getattr__(name: str) -> Any:
+    """``FAMILY_CHECKS`` and ``PER_ENTRY``, the rule tables, built on first access."""
+    if name == "FAMILY_CHECKS":
+        return _rules().family_checks
+    if name == "PER_ENTRY":
+        return _rules().per_entry
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)
 
 
 @lru_cache(maxsize=64)
@@ -102,16 +138,17 @@ def _signature(entry: Entry) -> bytes:
 
 def _facts(entry: Entry, config: Config) -> _Facts:
     active = active_families(config)
+    rules = _rules()
     found: list[Diagnostic] = []
-    for family, check in PER_ENTRY.items():
+    for family, check in rules.per_entry.items():
         if family in active:
             found.extend(check(entry, config))
     spellings: tuple[names.Spelling, ...] = ()
     if "names" in active:
-        own, spellings = names.check_entry(entry, config)
+        own, spellings = rules.names_check_entry(entry, config)
         found.extend(own)
     return _Facts(entry.location, tuple(found),
-                  keys.signals(entry) if "keys" in active else _NO_SIGNALS, spellings)
+                  rules.signals(entry) if "keys" in active else rules.no_signals, spellings)
 
 
 def _moved(d: Diagnostic, old: Location, new: Location) -> Diagnostic:
@@ -136,6 +173,8 @@ def entry_facts(bibliography: Bibliography, config: Config,
     used = [(config, _signature(entry)) for entry in bibliography]
     missing = [(entry, key) for entry, key in zip(bibliography, used, strict=True)
                if key not in _MEMO]
+    if missing:
+        _rules()  # imported before map_entries forks workers: each would import them again
     found = map_entries(_facts, [entry for entry, _ in missing], config)
     for (_, key), facts in zip(missing, found, strict=True):
         _MEMO[key] = facts
@@ -184,10 +223,11 @@ def validate(bibliography: Bibliography, config: Config | None = None, *,
         found: list[Diagnostic] = [d for f in facts.values() for d in f.diagnostics]
         active = active_families(config)
         if "keys" in active:
-            found.extend(keys.check(bibliography, config,
-                                    {k: f.signals for k, f in facts.items()}))
+            found.extend(_rules().keys_check(bibliography, config,
+                                            {k: f.signals for k, f in facts.items()}))
         if "names" in active:
-            found.extend(names.variants(bibliography, {k: f.spellings for k, f in facts.items()}))
+            found.extend(_rules().names_variants(
+                bibliography, {k: f.spellings for k, f in facts.items()}))
         return apply_config(found, config, bibliography)
 
 

@@ -21,8 +21,6 @@ from refbook.models import Location
 from refbook.registry import KeyIndex, case_folded_key, unresolved_key
 from refbook.role_targets import parse_foot_keys, parse_targets
 from refbook.syntax import find_citations
-from refbook.validate.myst import markdown_prose_blocks
-from refbook.validate.rest import rst_prose
 
 if TYPE_CHECKING:
     from collections.abc import Container, Iterable, Sequence
@@ -79,11 +77,17 @@ def scan_document(text: str, document: str, *, kind: str = "markdown") -> Scan:
     """
     found: list[tuple[str, Location]] = []
     problems: list[Diagnostic] = []
+    # the reST and MyST readers are imported by the kinds that use them: a MkDocs build never
+    # scans reST (tests/mkdocs/test_lazy_imports.py)
     if kind == "rst":
+        from refbook.validate.rest import rst_prose
+
         prose = rst_prose(text)
     elif kind == "mkdocs":
         prose = mask_mkdocs_code(text)
     else:
+        from refbook.validate.myst import markdown_prose_blocks
+
         prose = markdown_prose_blocks(text, myst=kind == "myst")
     # lines counted in the text searched (blanking keeps every line break where it was)
     breaks = [m.start() for m in re.finditer("\n", prose)]

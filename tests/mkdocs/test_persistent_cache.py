@@ -126,10 +126,35 @@ def test_a_warm_cache_parses_converts_and_formats_nothing(
         return real_convert(entry, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(items_module, "entry_to_item", converting)
+    import refbook.styles as styles_module
+    loaded: list[str] = []
+    real_load = styles_module.load_style
+
+    def loading(path: str, *args: object) -> object:
+        loaded.append(path)
+        return real_load(path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(styles_module, "load_style", loading)
     project.build()
     assert parsed == []
     assert converted == []
+    assert loaded == []  # not even the style's XML: its language is kept in the folder
     assert site_tree(project.root) == first
+
+
+def test_a_warm_cache_of_another_locale_is_not_taken_for_this_one(project: Project) -> None:
+    make(project, locale="de-DE", cache_dir=False)
+    new_process()
+    project.build()
+    german = site_tree(project.root)
+    make(project)
+    new_process()
+    project.build()  # the folder now holds the English build's language and results
+    assert site_tree(project.root) != german
+    make(project, locale="de-DE")
+    new_process()
+    project.build()
+    assert site_tree(project.root) == german
 
 
 def _damage(folder: Path, how: str, marker: Path) -> None:
