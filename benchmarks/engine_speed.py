@@ -113,8 +113,14 @@ def forget_refbook_caches() -> None:
             clear = getattr(value, "cache_clear", None)
             if callable(clear) and hasattr(value, "cache_info"):
                 clear()
-    from refbook import bibcache
+    from refbook import bibcache, items
 
+    # the parsed files and the entry -> item conversions too: without this only the first run
+    # read and converted, and "total" was the engine alone from the second run on
+    for holder, name in ((bibcache, "clear_memory_cache"), (items, "clear_memo")):
+        clear = getattr(holder, name, None)
+        if callable(clear):
+            clear()
     caches = getattr(bibcache, "bibliographies", None)
     if caches is not None and hasattr(caches, "clear"):
         caches.clear()
