@@ -63,3 +63,77 @@ def test_entries_differing_only_in_key_share_the_basic_render(
     assert sorted(calls) == ["other", "twin0", "twin0", "twin1", "twin2"]
     texts = [to_text(x) for _, x in p.bibliography()]
     assert [t.split(".")[1].strip() for t in texts[:3]] == ["1999a", "1999b", "1999c"]
+
+
+def test_superscript_characters_are_looked_up_as_met_with_the_same_result() -> None:
+    from refbook.ir import Styled
+    from refbook.styles.csl import output
+
+    output._raised.cache_clear()
+    text = (Text("1ᵉʳ édition, 2ⁿᵈ ed. ℠"),)
+    raised = output.raise_superscripts(text)
+    # the table of every superscript character (what was built up front before) agrees
+    table = output.superscripts()
+    expected: list[object] = []
+    run = ""
+    for c in text[0].text:
+        if c in table:
+            if run:
+                expected.append(Text(run))
+                run = ""
+            expected.append(Styled("sup", (Text(table[c]),)))
+        else:
+            run += c
+    if run:
+        expected.append(Text(run))
+    assert list(raised) == expected
+    output._raised.cache_clear()
+    output.raise_superscripts(text)
+    # only the characters of the text were looked up, not the whole plane (65,000)
+    assert output._raised.cache_info().currsize < 20
+
+
+def _chunks_by_definition(text: str) -> list[str]:
+    """citeproc's chunks character by character (the definition split_chunks implements)."""
+    import unicodedata
+
+    def cls(c: str) -> int:
+        if c.isalnum():
+            return 1
+        if c.isspace():
+            return 2
+        return 3 if unicodedata.category(c)[0] == "P" else 0
+
+    chunks: list[str] = []
+    cur, k0 = "", -1
+    for c in text:
+        k = cls(c)
+        if cur and k == k0 and k != 0:
+            cur += c
+        else:
+            if cur:
+                chunks.append(cur)
+            cur, k0 = c, k
+    if cur:
+        chunks.append(cur)
+    return chunks
+
+
+def test_title_chunks_match_their_definition() -> None:
+    import random
+    from pathlib import Path
+
+    from refbook.casing import split_chunks
+
+    texts = ["", "a", "_", "a_b", "x__y", "Hello, world!!", "don't—stop…", "3½ ²x", "a\u00a0b",
+             "\u2028\n\t x", "¿Qué? «Oui» — «non».", "C++/C#", "e\u0301t\u00e9", "٣٤ ١"]
+    for path in sorted(Path("/work/shared/testdata").rglob("*.bib"))[:30]:
+        texts.extend(path.read_text(encoding="utf-8", errors="replace").splitlines())
+    rng = random.Random(13)  # reproducible test data
+    alphabet = "aZ9_ \t\n.,;:!?-–—'\"()[]{}«»¿¡½²ﬃ\u0301\u00a0\u2028€$+*/\\é漢字"
+    texts.extend("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12)))
+                 for _ in range(5000))
+    # code points across the planes: every general category
+    texts.extend("".join(chr(rng.randrange(0x20, 0x30000)) for _ in range(rng.randint(1, 6)))
+                 for _ in range(5000))
+    assert [t for t in texts if split_chunks(t) != _chunks_by_definition(t)] == []

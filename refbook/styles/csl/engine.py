@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from refbook.ir import Inlines, Text
 from refbook.models import MAX_DIGITS
@@ -70,6 +70,8 @@ def formatting_of(attrs: dict[str, str]) -> Formatting:
     if hit is not None and hit[0] is attrs:
         return hit[1]
     f = _formatting_of(attrs)
+    if f == NO_FORMAT:
+        f = NO_FORMAT  # the shared instance, which rendering recognizes at once
     _FORMATTING_CACHE[id(attrs)] = (attrs, f)
     return f
 
@@ -308,6 +310,57 @@ def _name_node_parts(name_node: Node | None
     return parts
 
 
+#: what ``Evaluator.elements`` does for one element: choose, a macro call, a group, or the tag
+#: of another element that gives one output (``_single``)
+_CHOOSE, _MACRO, _GROUP = "choose", "macro call", "group"
+_Step: TypeAlias = "tuple[str, Node, list[Node], Formatting]"
+_PLANS: dict[int, tuple[list[Node], tuple[_Step, ...]]] = {}
+
+
+def _plan(nodes: list[Node], macros: dict[str, Node]) -> tuple[_Step, ...]:
+    """The steps of a list of style elements, worked out once per list (style nodes never
+    change): the tag tests, macro look-ups and formatting of each element are not redone for
+    every item. Elements that give no output (a call of an unknown macro, sort, …) have none."""
+    steps: list[_Step] = []
+    for n in nodes:
+        tag = n.tag
+        if tag == "choose":
+            steps.append((_CHOOSE, n, n.children, NO_FORMAT))
+        elif tag == "text" and "macro" in n.attrs:
+            macro = macros.get(n.attrs["macro"])
+            if macro is not None:
+                steps.append((_MACRO, n, macro.children, formatting_of(n.attrs)))
+        elif tag == "group":
+            steps.append((_GROUP, n, n.children, formatting_of(n.attrs)))
+        elif tag in _SINGLE_OUTPUT:
+            steps.append((tag, n, n.children, NO_FORMAT))
+    return tuple(steps)
+
+
+_NAMES_FORMATTING: dict[tuple[int, int], tuple[Formatting, Formatting, Formatting, Formatting]] = {}
+
+
+def _names_formatting(name_f: Formatting, f: Formatting) -> tuple[Formatting, Formatting]:
+    """The formatting of a ``<names>`` element's names (the ``<name>``'s own, the element's font
+    settings over it) and of the whole (affixes, delimiter): worked out once per pair of
+    formattings, which come from the style nodes' caches."""
+    hit = _NAMES_FORMATTING.get((id(name_f), id(f)))
+    if hit is not None and hit[0] is name_f and hit[1] is f:
+        return hit[2], hit[3]
+    inner = name_f.merge(Formatting(
+        font_style=f.font_style, font_variant=f.font_variant, font_weight=f.font_weight,
+        text_decoration=f.text_decoration, vertical_align=f.vertical_align,
+        text_case=f.text_case, quotes=f.quotes, strip_periods=f.strip_periods,
+        display=f.display))
+    outer = Formatting(prefix=f.prefix, suffix=f.suffix, delimiter=f.delimiter)
+    if outer == NO_FORMAT:
+        outer = NO_FORMAT
+    if len(_NAMES_FORMATTING) > 4096:  # formattings made per call (names-delimiter) pile up
+        _NAMES_FORMATTING.clear()
+    _NAMES_FORMATTING[(id(name_f), id(f))] = (name_f, f, inner, outer)
+    return inner, outer
+
+
 class Evaluator:
     """Evaluates layouts for items of one style. One instance per processor run."""
 
@@ -486,16 +539,21 @@ class Evaluator:
     # ------------------------------------------------------------------ elements
 
     def elements(self, nodes: list[Node]) -> list[Out]:
+        plan = _PLANS.get(id(nodes))
+        if plan is None or plan[0] is not nodes:
+            plan = _PLANS[id(nodes)] = (nodes, _plan(nodes, self.style.macros))
         out: list[Out] = []
-        for n in nodes:
-            # one output per element but for choose (its branch's outputs) and the elements
-            # that give none; no list per element on the hot path
-            tag = n.tag
-            if tag == "choose":
+        # one output per element but for choose (its branch's outputs) and the elements that
+        # give none; no list per element on the hot path
+        for step, n, children, f in plan[1]:
+            if step is _CHOOSE:
                 out.extend(self.choose(n))
-            elif tag in _SINGLE_OUTPUT and (tag != "text" or "macro" not in n.attrs
-                                            or n.attrs["macro"] in self.style.macros):
-                out.append(self._single(n, tag))
+            elif step is _MACRO:
+                out.append(self.group(children, f, is_macro=True))
+            elif step is _GROUP:
+                out.append(self.group(children, f, is_macro=False))
+            else:
+                out.append(self._single(n, step))
         return out
 
     def element(self, n: Node) -> list[Out]:
@@ -1067,11 +1125,7 @@ class Evaluator:
                     return None
                 return formatted(f, [Tag("names", grouped(res), ("", ()))])
             return None
-        inner_f = name_f.merge(Formatting(
-            font_style=f.font_style, font_variant=f.font_variant, font_weight=f.font_weight,
-            text_decoration=f.text_decoration, vertical_align=f.vertical_align,
-            text_case=f.text_case, quotes=f.quotes, strip_periods=f.strip_periods,
-            display=f.display))
+        inner_f, outer_f = _names_formatting(name_f, f)
         xs: list[Out] = []
         for var, names in contribs:
             if names is None:
@@ -1082,7 +1136,7 @@ class Evaluator:
         if opts.get("form") == "count":
             count = sum(1 for x in xs for u in _universe_tags(x, "name"))
             return lit(str(count)) if count else None
-        return formatted(Formatting(prefix=f.prefix, suffix=f.suffix, delimiter=f.delimiter), xs)
+        return formatted(outer_f, xs)
 
     def format_names(self, var: str, names: tuple[Name, ...], opts: dict[str, str],
                      formatting: Formatting, name_f: Formatting, name_parts: dict[str, Formatting],
