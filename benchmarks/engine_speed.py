@@ -187,6 +187,10 @@ def citeproc_py_input(items: Any) -> list[dict[str, Any]]:
     return out
 
 
+class _SkippedError(Exception):
+    """citeproc-py not timed (``--no-citeproc-py``)."""
+
+
 def measure(label: str, bib: Path, styles: list[str], repeat: int, pandoc: str, *,
             citeproc_py: bool = True) -> None:
     data = read_bibliography([str(bib)])
@@ -202,11 +206,13 @@ def measure(label: str, bib: Path, styles: list[str], repeat: int, pandoc: str, 
         theirs, _ = best_of(repeat, lambda csl=csl: pandoc_list(pandoc, csl, bib))
         try:
             if not citeproc_py:
-                raise RuntimeError("skipped")
+                raise _SkippedError
             cpy, cpy_out = best_of(repeat, lambda csl=csl: citeproc_py_list(csl, json_items))
             cpy_text, cpy_ratio = f"{cpy:12.2f}", f"{engine / cpy:19.2f}"
             if len(cpy_out) != len(ours):
                 cpy_text = f"{cpy:9.2f} ({len(cpy_out)})"
+        except _SkippedError:
+            cpy_text, cpy_ratio = f"{'-':>12}", f"{'-':>19}"
         except Exception as exc:  # citeproc-py fails on some styles and inputs
             cpy_text, cpy_ratio = f"{'failed':>12}", f"{type(exc).__name__:>19}"
         print(f"{name:22} {total:8.2f} {engine:8.2f} {theirs:8.2f} {cpy_text} "

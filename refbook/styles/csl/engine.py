@@ -313,7 +313,9 @@ def _name_node_parts(name_node: Node | None
 #: what ``Evaluator.elements`` does for one element: choose, a macro call, a group, or the tag
 #: of another element that gives one output (``_single``)
 _CHOOSE, _MACRO, _GROUP = "choose", "macro call", "group"
-_Step: TypeAlias = "tuple[str, Node, list[Node], Formatting]"
+#: (step, element, its children or its macro's, its formatting, the variables a choose tests)
+_Step: TypeAlias = "tuple[str, Node, list[Node], Formatting, frozenset[str]]"
+_NONE: frozenset[str] = frozenset()
 _PLANS: dict[int, tuple[list[Node], tuple[_Step, ...]]] = {}
 
 
@@ -325,15 +327,15 @@ def _plan(nodes: list[Node], macros: dict[str, Node]) -> tuple[_Step, ...]:
     for n in nodes:
         tag = n.tag
         if tag == "choose":
-            steps.append((_CHOOSE, n, n.children, NO_FORMAT))
+            steps.append((_CHOOSE, n, n.children, NO_FORMAT, _tested_variables(n)))
         elif tag == "text" and "macro" in n.attrs:
             macro = macros.get(n.attrs["macro"])
             if macro is not None:
-                steps.append((_MACRO, n, macro.children, formatting_of(n.attrs)))
+                steps.append((_MACRO, n, macro.children, formatting_of(n.attrs), _NONE))
         elif tag == "group":
-            steps.append((_GROUP, n, n.children, formatting_of(n.attrs)))
+            steps.append((_GROUP, n, n.children, formatting_of(n.attrs), _NONE))
         elif tag in _SINGLE_OUTPUT:
-            steps.append((tag, n, n.children, NO_FORMAT))
+            steps.append((tag, n, n.children, NO_FORMAT, _NONE))
     return tuple(steps)
 
 
@@ -545,9 +547,9 @@ class Evaluator:
         out: list[Out] = []
         # one output per element but for choose (its branch's outputs) and the elements that
         # give none; no list per element on the hot path
-        for step, n, children, f in plan[1]:
+        for step, n, children, f, tested in plan[1]:
             if step is _CHOOSE:
-                out.extend(self.choose(n))
+                out.extend(self.choose(n, tested))
             elif step is _MACRO:
                 out.append(self.group(children, f, is_macro=True))
             elif step is _GROUP:
@@ -611,12 +613,17 @@ class Evaluator:
             f = Formatting(**{k: getattr(f, k) for k in Formatting.__slots__ if k != "text_case"})
         return formatted(f, xs)
 
-    def choose(self, n: Node) -> list[Out]:
+    def choose(self, n: Node, tested: frozenset[str] | None = None) -> list[Out]:
+        """The outputs of the branch that holds; ``tested``: ``_tested_variables(n)`` when the
+        caller has it at hand."""
         branches = n.children
         # most branches test only the item's type and which variables it has: which of those
         # comes first is looked up per (choose, type, variables), not tested for every item
-        key = (id(n), self.item.type if self.item is not None else "",
-               self._present() & _tested_variables(n))
+        item = self.item
+        present = (self._present_vars if item is self._present_item and item is not None
+                   else self._present())
+        key = (id(n), item.type if item is not None else "",
+               present & (tested if tested is not None else _tested_variables(n)))
         hit = self._choices.get(key)
         if hit is None or hit[0] is not n:
             hit = self._choices[key] = (n, *self._first_static_branch(branches))
