@@ -1,8 +1,9 @@
 """Speed of the style engine against the reference engines: refbook vs pandoc vs citeproc-py.
 
 Usage: ``python benchmarks/engine_speed.py [--shared DIR] [--entries N] [--repeat R]
-[--styles chicago-author-date,apa,ieee]`` (part of ``make bench``). Prints seconds (best of R
-runs, 3 by default) for the reference list of every entry of two bibliographies:
+[--styles chicago-author-date,apa,ieee] [--no-citeproc-py]`` (part of ``make bench``). Prints
+seconds (best of R runs, 3 by default) for the reference list of every entry of two
+bibliographies:
 
 - the seed bibliography (``shared/seed/references.bib``, 253 entries);
 - a file of N entries (2,000 by default), written into a temporary folder: the seed's entries
@@ -14,7 +15,8 @@ runs, 3 by default) for the reference list of every entry of two bibliographies:
 What is timed, per engine, with the same ``.csl`` file:
 
 - **refbook**: in this process, its caches emptied before each run (parsed styles with their
-  memos, parsed ``.bib`` files: a cold start, as a new build process has), formats the list;
+  memos, parsed ``.bib`` files, entry → item conversions: a cold start, as a new build
+  process has), formats the list;
   ``total`` also reads the ``.bib`` file and maps it to CSL items (what a build does),
   ``engine`` only formats (items made beforehand);
 - **pandoc** (``pandoc --citeproc --csl FILE -t plain``, pypandoc_binary's pandoc): the whole
@@ -113,8 +115,14 @@ def forget_refbook_caches() -> None:
             clear = getattr(value, "cache_clear", None)
             if callable(clear) and hasattr(value, "cache_info"):
                 clear()
-    from refbook import bibcache
+    from refbook import bibcache, items
 
+    # the parsed files and the entry -> item conversions too: without this only the first run
+    # read and converted, and "total" was the engine alone from the second run on
+    for holder, name in ((bibcache, "clear_memory_cache"), (items, "clear_memo")):
+        clear = getattr(holder, name, None)
+        if callable(clear):
+            clear()
     caches = getattr(bibcache, "bibliographies", None)
     if caches is not None and hasattr(caches, "clear"):
         caches.clear()
@@ -179,9 +187,14 @@ def citeproc_py_input(items: Any) -> list[dict[str, Any]]:
     return out
 
 
-def measure(label: str, bib: Path, styles: list[str], repeat: int, pandoc: str) -> None:
+class _SkippedError(Exception):
+    """citeproc-py not timed (``--no-citeproc-py``)."""
+
+
+def measure(label: str, bib: Path, styles: list[str], repeat: int, pandoc: str, *,
+            citeproc_py: bool = True) -> None:
     data = read_bibliography([str(bib)])
-    items = items_for(data)
+    items = dict(items_for(data))  # converted now: "engine" times the formatting alone
     json_items = citeproc_py_input(items)
     print(f"\n{label}: {bib} ({len(items)} entries), best of {repeat}, seconds")
     print(f"{'style':22} {'refbook':>8} {'engine':>8} {'pandoc':>8} {'citeproc-py':>12} "
@@ -192,10 +205,14 @@ def measure(label: str, bib: Path, styles: list[str], repeat: int, pandoc: str) 
         engine, _ = best_of(repeat, lambda csl=csl: refbook_list(csl, items))
         theirs, _ = best_of(repeat, lambda csl=csl: pandoc_list(pandoc, csl, bib))
         try:
+            if not citeproc_py:
+                raise _SkippedError
             cpy, cpy_out = best_of(repeat, lambda csl=csl: citeproc_py_list(csl, json_items))
             cpy_text, cpy_ratio = f"{cpy:12.2f}", f"{engine / cpy:19.2f}"
             if len(cpy_out) != len(ours):
                 cpy_text = f"{cpy:9.2f} ({len(cpy_out)})"
+        except _SkippedError:
+            cpy_text, cpy_ratio = f"{'-':>12}", f"{'-':>19}"
         except Exception as exc:  # citeproc-py fails on some styles and inputs
             cpy_text, cpy_ratio = f"{'failed':>12}", f"{type(exc).__name__:>19}"
         print(f"{name:22} {total:8.2f} {engine:8.2f} {theirs:8.2f} {cpy_text} "
@@ -210,6 +227,8 @@ def main() -> None:
     ap.add_argument("--entries", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--styles", default=",".join(DEFAULT_STYLES))
+    ap.add_argument("--no-citeproc-py", action="store_true",
+                    help="time refbook and pandoc only (citeproc-py is the slowest of the three)")
     args = ap.parse_args()
     import pypandoc
 
@@ -217,10 +236,12 @@ def main() -> None:
     styles = [s for s in args.styles.split(",") if s]
     print("refbook: read + format (engine: format only); pandoc: the whole process; "
           "citeproc-py: format CSL-JSON")
-    measure("seed", args.shared / "seed" / "references.bib", styles, args.repeat, pandoc)
+    cpy = not args.no_citeproc_py
+    measure("seed", args.shared / "seed" / "references.bib", styles, args.repeat, pandoc,
+            citeproc_py=cpy)
     with tempfile.TemporaryDirectory() as tmp:
         big = make_big_bib(args.shared, args.entries, Path(tmp) / f"bench{args.entries}.bib")
-        measure(f"{args.entries} entries", big, styles, args.repeat, pandoc)
+        measure(f"{args.entries} entries", big, styles, args.repeat, pandoc, citeproc_py=cpy)
 
 
 if __name__ == "__main__":

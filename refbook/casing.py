@@ -7,6 +7,7 @@ chunk by chunk with the same state machine and the same chunk rules, which live 
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable
 
@@ -24,33 +25,30 @@ def is_word_break(c: str) -> bool:
     return c in WORD_BREAKS or c.isspace()
 
 
-def _chunk_class(c: str) -> int:
-    if c.isalnum():
-        return 1
-    if c.isspace():
-        return 2
-    if unicodedata.category(c)[0] == "P":
-        return 3
-    return 0
+# a run of letters/digits ([^\W_] is str.isalnum), a run of white space (\s is str.isspace),
+# or one other character (punctuation runs are joined by split_chunks)
+_CHUNK = re.compile(r"[^\W_]+|\s+|(.)", re.S)
 
 
 def split_chunks(text: str) -> list[str]:
     """citeproc's chunks: runs of letters/digits, of spaces, of punctuation; others alone."""
     if text.isalnum():
         return [text]
+    # runs found by a regular expression, not character by character: only the characters
+    # that are neither letters, digits nor spaces are classified one by one
     chunks: list[str] = []
-    cur = ""
-    cls = -1
-    for c in text:
-        k = _chunk_class(c)
-        if cur and k == cls and k != 0:
-            cur += c
-        else:
-            if cur:
-                chunks.append(cur)
-            cur, cls = c, k
-    if cur:
-        chunks.append(cur)
+    punct = ""
+    for m in _CHUNK.finditer(text):
+        c = m.group(1)
+        if c is not None and unicodedata.category(c)[0] == "P":
+            punct += c
+            continue
+        if punct:
+            chunks.append(punct)
+            punct = ""
+        chunks.append(m.group())
+    if punct:
+        chunks.append(punct)
     return chunks
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from refbook.ir import Inlines, Text
 from refbook.models import MAX_DIGITS
@@ -76,6 +76,8 @@ def formatting_of(attrs: dict[str, str]) -> Formatting:
     if hit is not None and hit[0] is attrs:
         return hit[1]
     f = _formatting_of(attrs)
+    if f == NO_FORMAT:
+        f = NO_FORMAT  # the shared instance, which rendering recognizes at once
     _FORMATTING_CACHE[id(attrs)] = (attrs, f)
     return f
 
@@ -356,6 +358,59 @@ def _name_node_parts(name_node: Node | None
     return parts
 
 
+#: what ``Evaluator.elements`` does for one element: choose, a macro call, a group, or the tag
+#: of another element that gives one output (``_single``)
+_CHOOSE, _MACRO, _GROUP = "choose", "macro call", "group"
+#: (step, element, its children or its macro's, its formatting, the variables a choose tests)
+_Step: TypeAlias = "tuple[str, Node, list[Node], Formatting, frozenset[str]]"
+_NONE: frozenset[str] = frozenset()
+_PLANS: dict[int, tuple[list[Node], tuple[_Step, ...]]] = {}
+
+
+def _plan(nodes: list[Node], macros: dict[str, Node]) -> tuple[_Step, ...]:
+    """The steps of a list of style elements, worked out once per list (style nodes never
+    change): the tag tests, macro look-ups and formatting of each element are not redone for
+    every item. Elements that give no output (a call of an unknown macro, sort, …) have none."""
+    steps: list[_Step] = []
+    for n in nodes:
+        tag = n.tag
+        if tag == "choose":
+            steps.append((_CHOOSE, n, n.children, NO_FORMAT, _tested_variables(n)))
+        elif tag == "text" and "macro" in n.attrs:
+            macro = macros.get(n.attrs["macro"])
+            if macro is not None:
+                steps.append((_MACRO, n, macro.children, formatting_of(n.attrs), _NONE))
+        elif tag == "group":
+            steps.append((_GROUP, n, n.children, formatting_of(n.attrs), _NONE))
+        elif tag in _SINGLE_OUTPUT:
+            steps.append((tag, n, n.children, NO_FORMAT, _NONE))
+    return tuple(steps)
+
+
+_NAMES_FORMATTING: dict[tuple[int, int], tuple[Formatting, Formatting, Formatting, Formatting]] = {}
+
+
+def _names_formatting(name_f: Formatting, f: Formatting) -> tuple[Formatting, Formatting]:
+    """The formatting of a ``<names>`` element's names (the ``<name>``'s own, the element's font
+    settings over it) and of the whole (affixes, delimiter): worked out once per pair of
+    formattings, which come from the style nodes' caches."""
+    hit = _NAMES_FORMATTING.get((id(name_f), id(f)))
+    if hit is not None and hit[0] is name_f and hit[1] is f:
+        return hit[2], hit[3]
+    inner = name_f.merge(Formatting(
+        font_style=f.font_style, font_variant=f.font_variant, font_weight=f.font_weight,
+        text_decoration=f.text_decoration, vertical_align=f.vertical_align,
+        text_case=f.text_case, quotes=f.quotes, strip_periods=f.strip_periods,
+        display=f.display))
+    outer = Formatting(prefix=f.prefix, suffix=f.suffix, delimiter=f.delimiter)
+    if outer == NO_FORMAT:
+        outer = NO_FORMAT
+    if len(_NAMES_FORMATTING) > 4096:  # formattings made per call (names-delimiter) pile up
+        _NAMES_FORMATTING.clear()
+    _NAMES_FORMATTING[(id(name_f), id(f))] = (name_f, f, inner, outer)
+    return inner, outer
+
+
 class Evaluator:
     """Evaluates layouts for items of one style. One instance per processor run."""
 
@@ -540,16 +595,21 @@ class Evaluator:
     # ------------------------------------------------------------------ elements
 
     def elements(self, nodes: list[Node]) -> list[Out]:
+        plan = _PLANS.get(id(nodes))
+        if plan is None or plan[0] is not nodes:
+            plan = _PLANS[id(nodes)] = (nodes, _plan(nodes, self.style.macros))
         out: list[Out] = []
-        for n in nodes:
-            # one output per element but for choose (its branch's outputs) and the elements
-            # that give none; no list per element on the hot path
-            tag = n.tag
-            if tag == "choose":
-                out.extend(self.choose(n))
-            elif tag in _SINGLE_OUTPUT and (tag != "text" or "macro" not in n.attrs
-                                            or n.attrs["macro"] in self.style.macros):
-                out.append(self._single(n, tag))
+        # one output per element but for choose (its branch's outputs) and the elements that
+        # give none; no list per element on the hot path
+        for step, n, children, f, tested in plan[1]:
+            if step is _CHOOSE:
+                out.extend(self.choose(n, tested))
+            elif step is _MACRO:
+                out.append(self.group(children, f, is_macro=True))
+            elif step is _GROUP:
+                out.append(self.group(children, f, is_macro=False))
+            else:
+                out.append(self._single(n, step))
         return out
 
     def element(self, n: Node) -> list[Out]:
@@ -615,12 +675,17 @@ class Evaluator:
             f = Formatting(**{k: getattr(f, k) for k in Formatting.__slots__ if k != "text_case"})
         return formatted(f, xs)
 
-    def choose(self, n: Node) -> list[Out]:
+    def choose(self, n: Node, tested: frozenset[str] | None = None) -> list[Out]:
+        """The outputs of the branch that holds; ``tested``: ``_tested_variables(n)`` when the
+        caller has it at hand."""
         branches = n.children
         # most branches test only the item's type and which variables it has: which of those
         # comes first is looked up per (choose, type, variables), not tested for every item
-        key = (id(n), self.item.type if self.item is not None else "",
-               self._present() & _tested_variables(n))
+        item = self.item
+        present = (self._present_vars if item is self._present_item and item is not None
+                   else self._present())
+        key = (id(n), item.type if item is not None else "",
+               present & (tested if tested is not None else _tested_variables(n)))
         hit = self._choices.get(key)
         if hit is None or hit[0] is not n:
             hit = self._choices[key] = (n, *self._first_static_branch(branches))
@@ -1155,11 +1220,7 @@ class Evaluator:
                     return None
                 return formatted(f, [Tag("names", grouped(res), ("", ()))])
             return None
-        inner_f = name_f.merge(Formatting(
-            font_style=f.font_style, font_variant=f.font_variant, font_weight=f.font_weight,
-            text_decoration=f.text_decoration, vertical_align=f.vertical_align,
-            text_case=f.text_case, quotes=f.quotes, strip_periods=f.strip_periods,
-            display=f.display))
+        inner_f, outer_f = _names_formatting(name_f, f)
         xs: list[Out] = []
         for var, names in contribs:
             if names is None:
@@ -1172,7 +1233,7 @@ class Evaluator:
             return lit(str(count)) if count else None
         # the fonts, quotes and case of <names> itself reach each name (inner_f, as pandoc's
         # engine applies them); the affixes and delimiter go around all the variables' names
-        return formatted(Formatting(prefix=f.prefix, suffix=f.suffix, delimiter=f.delimiter), xs)
+        return formatted(outer_f, xs)
 
     def format_names(self, var: str, names: tuple[Name, ...], opts: dict[str, str],
                      formatting: Formatting, name_f: Formatting, name_parts: dict[str, Formatting],

@@ -434,6 +434,8 @@ _FONT = {"italic": "emph", "oblique": "emph"}
 def add_formatting(f: Formatting, x: Inlines) -> Inlines:
     if not first_char(x):
         return ()
+    if f is NO_FORMAT:  # most nodes (``grouped``, plain groups and macros): nothing to add
+        return x
     if f.strip_periods:
         x = map_text(x, lambda t: t.replace(".", ""))
     if f.affixes_inside:
@@ -486,10 +488,14 @@ def render(o: Out, *, link_items: bool = False) -> Inlines:
         # citeproc: a DOI printed as prefix + DOI links the whole https://doi.org/… text
         linked = o.kids[0]
         return render(Linked(linked.url, [Fmt(o.f, linked.kids)]), link_items=link_items)
-    parts = [r for r in (render(k, link_items=link_items) for k in o.kids) if r]
+    parts = []
+    for k in o.kids:  # a loop, not nested comprehensions: two calls fewer per node
+        r = render(k, link_items=link_items)
+        if r:
+            parts.append(r)
     if o.f.delimiter:
         parts = add_delimiters(o.f.delimiter, parts)
-    return add_formatting(o.f, concat(fix_punct(parts)))
+    return add_formatting(o.f, concat(fix_punct(parts) if len(parts) > 1 else parts))
 
 
 # ---------------------------------------------------------------- final passes
@@ -544,41 +550,52 @@ def _into_quotes(n: Inline, punct: str) -> Inline:
     return _rebuild(n, concat([n.children, (Text(punct),)]))
 
 
-@functools.cache
+#: modifier letters and Arabic small letters with no <super> decomposition that are
+#: superscripts all the same (citeproc-js raises them too)
+_EXTRA_SUPERSCRIPTS = {"\u02c0": "\u0294", "\u02c1": "\u0295", "\u06e5": "\u0648",
+                       "\u06e6": "\u064a"}
+
+
 def superscripts() -> dict[str, str]:
     """Superscript characters (ª, ², ᵉ …) and the letters they raise, from Unicode's own
     ``<super>`` decompositions."""
-    table: dict[str, str] = {}
-    for cp in range(0xA0, 0x10000):
-        c = chr(cp)
-        d = unicodedata.decomposition(c)
-        if d.startswith("<super> "):  # ℠ and ™ raise two letters
-            table[c] = "".join(chr(int(h, 16)) for h in d.split()[1:])
-    # modifier letters and Arabic small letters with no <super> decomposition that are
-    # superscripts all the same (citeproc-js raises them too)
-    table.update({"\u02c0": "\u0294", "\u02c1": "\u0295", "\u06e5": "\u0648",
-                  "\u06e6": "\u064a"})
-    return table
+    return {c: r for c in map(chr, range(0xA0, 0x10000)) if (r := _raised(c))}
+
+
+@functools.cache
+def _raised(c: str) -> str:
+    """The letters the superscript character ``c`` raises ("" for any other character);
+    looked up per character met, not for the whole Basic Multilingual Plane up front (that
+    table took longer to build than formatting a short reference list)."""
+    if c in _EXTRA_SUPERSCRIPTS:
+        return _EXTRA_SUPERSCRIPTS[c]
+    if not 0xA0 <= ord(c) < 0x10000:
+        return ""
+    d = unicodedata.decomposition(c)
+    if d.startswith("<super> "):  # ℠ and ™ raise two letters
+        return "".join(chr(int(h, 16)) for h in d.split()[1:])
+    return ""
 
 
 def raise_superscripts(inl: Inlines) -> Inlines:
     """Superscript characters as superscript text (1ᵉʳ → 1<sup>e</sup><sup>r</sup>), as
     citeproc writes them: a font may lack the characters, and they then match ``<sup>``
     markup written in field values."""
-    table = superscripts()
     out: list[Inline] = []
     for n in inl:
         if isinstance(n, Text):
-            if not any(c in table for c in n.text):
+            text = n.text
+            if text.isascii() or not any(_raised(c) for c in text if not c.isascii()):
                 out.append(n)
                 continue
             run: list[str] = []
-            for c in n.text:
-                if c in table:
+            for c in text:
+                raised = _raised(c)
+                if raised:
                     if run:
                         out.append(Text("".join(run)))
                         run = []
-                    out.append(Styled("sup", (Text(table[c]),)))
+                    out.append(Styled("sup", (Text(raised),)))
                 else:
                     run.append(c)
             if run:

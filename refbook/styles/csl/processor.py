@@ -147,6 +147,14 @@ def _cmp_keys(a: _SortKeys | None, b: _SortKeys | None, desc: list[bool]) -> int
     return 0
 
 
+def _anonymous(item: Item) -> Item:
+    """``item`` without its id: the engine's output never depends on the id (no CSL variable
+    reads it), so this is the part of memo keys that stands for the item."""
+    from dataclasses import replace
+
+    return replace(item, id="")
+
+
 @dataclass(slots=True)
 class _DD:
     item: str
@@ -168,6 +176,11 @@ class Processor:
         for it in items:
             self.items.setdefault(it.id, it)
         self.ev = Evaluator(style)
+        # what the engine reads of each item: all but its id (it never shows the key), so
+        # entries that differ only in their key share memo entries and sort as equal at once
+        self.anon: dict[str, Item] = {k: _anonymous(it) for k, it in self.items.items()}
+        twins: dict[Item, int] = {}
+        self.content_id = {k: twins.setdefault(a, len(twins)) for k, a in self.anon.items()}
         # only a style that names citation-number gets numbered items: elsewhere the number
         # would be in every memo key, so one citation added early renumbers (and re-formats)
         # every later entry for nothing
@@ -191,16 +204,20 @@ class Processor:
         desc = [k.attrs.get("sort") == "descending" for k in sort.children]
         sort_keys = sort.children
 
-        def compute(item: Item, n: int) -> list[str] | None:
-            return self._memo(("sort", item, n), lambda: self.ev.sort_key(
-                bib, sort_keys[n], item, Disamb()))
+        def compute(key: str, n: int) -> list[str] | None:
+            return self._memo(("sort", self.anon[key], n), lambda: self.ev.sort_key(
+                bib, sort_keys[n], self.items[key], Disamb()))
 
-        keys = {i: _SortKeys(functools.partial(compute, self.items[i]), len(desc)) for i in ids}
+        keys = {i: _SortKeys(functools.partial(compute, i), len(desc)) for i in ids}
         self._bib_keys = keys
 
         self._sort_desc = desc
+        twin = self.content_id
 
         def cmp(a: str, b: str) -> int:
+            # the same content has the same keys: equal without computing any of them
+            if twin[a] == twin[b]:
+                return 0
             return _cmp_keys(keys[a], keys[b], desc)
 
         # a stable sort: ties keep the order the items came in (the .bib order), as citeproc does
@@ -235,7 +252,7 @@ class Processor:
         dds: list[_DD] = []
         for key in self.items:
             state = self.disamb[key]
-            rendered, names = self._memo(("basic", self.items[key], _disamb_key(state)),
+            rendered, names = self._memo(("basic", self.anon[key], _disamb_key(state)),
                                          lambda key=key: self._basic(key))  # type: ignore[misc]
             dds.append(_DD(key, names, rendered))
         groups: dict[str, list[_DD]] = {}
@@ -274,7 +291,7 @@ class Processor:
         by_text: dict[str, list[str]] = {}
         for dd in dds:
             key = dd.item
-            text = self._memo(("basic-subsequent", self.items[key],
+            text = self._memo(("basic-subsequent", self.anon[key],
                                _disamb_key(self.disamb[key])),
                               lambda key=key: out_text(  # type: ignore[misc]
                                   self._render_basic(key, "subsequent")))
@@ -397,6 +414,8 @@ class Processor:
                 if not keys:
                     return self.number[a] - self.number[b]
                 ra, rb = first_cited(a), first_cited(b)
+                if self.content_id[a] == self.content_id[b]:  # the same keys
+                    return (ra > rb) - (ra < rb)
                 return _cmp_keys(keys.get(a), keys.get(b), desc) or (ra > rb) - (ra < rb)
 
             # the groups are disjoint (one per rendered text): each is sorted once and numbered
@@ -498,7 +517,8 @@ class Processor:
             def entry(item: Item = item, d: Disamb = d) -> Inlines:
                 return self._finish(self.ev.layout(bib, item, d, bibliography=True))
 
-            out.append((key, self._memo(("entry", item, _disamb_key(d)), entry)))
+            anon = self.anon[key] if item is self.items[key] else _anonymous(item)
+            out.append((key, self._memo(("entry", anon, _disamb_key(d)), entry)))
         return out
 
     def _substituted_bibliography(self, bib: Node, keys: list[str], substitute: str

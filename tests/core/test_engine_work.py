@@ -1,0 +1,139 @@
+"""The style engine does no work twice for the same content: entries that differ only in their
+key (duplicates under two keys, common in merged bibliographies) share sort keys and memoized
+renders, since no CSL variable shows the key. Counted, never timed."""
+
+from __future__ import annotations
+
+import pytest
+
+from refbook.csl import Date, DatePart, Item, Name
+from refbook.ir import Text
+from refbook.render.text import to_text
+from refbook.styles import get_style
+from refbook.styles.csl.engine import Evaluator
+
+
+def _item(key: str, family: str, year: int, title: str) -> Item:
+    return Item(key, "book", text=(("title", (Text(title),)),),
+                names=(("author", (Name(family=family, given="Ann"),)),),
+                dates=(("issued", Date(start=DatePart(year))),))
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch, method: str) -> list[str]:
+    calls: list[str] = []
+    original = getattr(Evaluator, method)
+
+    def counting(self: Evaluator, area, item, *args, **kw):  # type: ignore[no-untyped-def]
+        calls.append(item.id)
+        return original(self, area, item, *args, **kw)
+
+    def counting_key(self: Evaluator, area, key, item, disamb):  # type: ignore[no-untyped-def]
+        calls.append(item.id)
+        return original(self, area, key, item, disamb)
+
+    monkeypatch.setattr(Evaluator, method, counting_key if method == "sort_key" else counting)
+    return calls
+
+
+def test_entries_differing_only_in_key_sort_as_equal_without_sort_keys(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _counting(monkeypatch, "sort_key")
+    # unique names, so that no memo of another test answers for them
+    twin_b = _item("twin-b", "Twinsortauthor", 2001, "Same")
+    twin_a = _item("twin-a", "Twinsortauthor", 2001, "Same")
+    p = get_style("chicago-author-date").processor([twin_b, twin_a])
+    entries = [(k, to_text(x)) for k, x in p.bibliography()]
+    # the same order and output as before: a stable sort, year suffixes by sort key, then id
+    assert [k for k, _ in entries] == ["twin-b", "twin-a"]
+    assert entries[0][1].startswith("Twinsortauthor, Ann. 2001b.")
+    assert entries[1][1].startswith("Twinsortauthor, Ann. 2001a.")
+    # the style has 11 sort keys: equal content decides the comparison, none is computed;
+    # the year suffixes' order (by sort key, then id) needs none either
+    assert calls == []
+
+
+def test_entries_differing_only_in_key_share_the_basic_render(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _counting(monkeypatch, "layout")
+    twins = [_item(f"twin{i}", "Twinbasicauthor", 1999, "Alike") for i in range(3)]
+    other = _item("other", "Twinbasicother", 1999, "Else")
+    p = get_style("chicago-author-date").processor([*twins, other])
+    # one citation render per distinct content for disambiguation (before: one per key), then
+    # again for the three twins once their year suffixes set them apart
+    assert sorted(calls) == ["other", "twin0", "twin0", "twin1", "twin2"]
+    texts = [to_text(x) for _, x in p.bibliography()]
+    assert [t.split(".")[1].strip() for t in texts[:3]] == ["1999a", "1999b", "1999c"]
+
+
+def test_superscript_characters_are_looked_up_as_met_with_the_same_result() -> None:
+    from refbook.ir import Styled
+    from refbook.styles.csl import output
+
+    output._raised.cache_clear()
+    text = (Text("1ᵉʳ édition, 2ⁿᵈ ed. ℠"),)
+    raised = output.raise_superscripts(text)
+    # the table of every superscript character (what was built up front before) agrees
+    table = output.superscripts()
+    expected: list[object] = []
+    run = ""
+    for c in text[0].text:
+        if c in table:
+            if run:
+                expected.append(Text(run))
+                run = ""
+            expected.append(Styled("sup", (Text(table[c]),)))
+        else:
+            run += c
+    if run:
+        expected.append(Text(run))
+    assert list(raised) == expected
+    output._raised.cache_clear()
+    output.raise_superscripts(text)
+    # only the characters of the text were looked up, not the whole plane (65,000)
+    assert output._raised.cache_info().currsize < 20
+
+
+def _chunks_by_definition(text: str) -> list[str]:
+    """citeproc's chunks character by character (the definition split_chunks implements)."""
+    import unicodedata
+
+    def cls(c: str) -> int:
+        if c.isalnum():
+            return 1
+        if c.isspace():
+            return 2
+        return 3 if unicodedata.category(c)[0] == "P" else 0
+
+    chunks: list[str] = []
+    cur, k0 = "", -1
+    for c in text:
+        k = cls(c)
+        if cur and k == k0 and k != 0:
+            cur += c
+        else:
+            if cur:
+                chunks.append(cur)
+            cur, k0 = c, k
+    if cur:
+        chunks.append(cur)
+    return chunks
+
+
+def test_title_chunks_match_their_definition() -> None:
+    import random
+    from pathlib import Path
+
+    from refbook.casing import split_chunks
+
+    texts = ["", "a", "_", "a_b", "x__y", "Hello, world!!", "don't—stop…", "3½ ²x", "a\u00a0b",
+             "\u2028\n\t x", "¿Qué? «Oui» — «non».", "C++/C#", "e\u0301t\u00e9", "٣٤ ١"]
+    for path in sorted(Path("/work/shared/testdata").rglob("*.bib"))[:30]:
+        texts.extend(path.read_text(encoding="utf-8", errors="replace").splitlines())
+    rng = random.Random(13)  # reproducible test data
+    alphabet = "aZ9_ \t\n.,;:!?-–—'\"()[]{}«»¿¡½²ﬃ\u0301\u00a0\u2028€$+*/\\é漢字"
+    texts.extend("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12)))
+                 for _ in range(5000))
+    # code points across the planes: every general category
+    texts.extend("".join(chr(rng.randrange(0x20, 0x30000)) for _ in range(rng.randint(1, 6)))
+                 for _ in range(5000))
+    assert [t for t in texts if split_chunks(t) != _chunks_by_definition(t)] == []
