@@ -35,8 +35,16 @@ CSL_SUITE := $(VENV)/csl-suite/SOURCE
 $(CSL_SUITE): tests/fetch_csl_suite.py | $(STAMP)
 	$(BIN)/python tests/fetch_csl_suite.py --into $(VENV)/csl-suite
 
+# citeproc-js, the reference CSL engine, for tests/core/test_citeproc_js_oracle.py: installed at
+# install time with npm into .venv/node (pinned version and integrity), never committed. Needs
+# node and npm (Debian: apt-get install nodejs npm); without them that test skips and says why,
+# unless CI=true.
+CITEPROC_JS := $(VENV)/node/node_modules/citeproc/package.json
+$(CITEPROC_JS): tests/fetch_citeproc_js.py | $(STAMP)
+	$(BIN)/python tests/fetch_citeproc_js.py --into $(VENV)/node
+
 # pytest's exit code 5 (no test collected) counts as a failure.
-test: $(STAMP) $(CSL_SUITE)
+test: $(STAMP) $(CSL_SUITE) $(CITEPROC_JS)
 	@$(BIN)/python -m pytest -q; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
