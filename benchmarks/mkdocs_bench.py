@@ -96,15 +96,29 @@ def make_project(root: Path, tool: str, n: int) -> Path:
 def timed_process(command: list[str], cwd: Path, env: dict[str, str] | None = None,
                   ) -> tuple[float, float]:
     """Run ``command``; its wall-clock seconds and the peak RSS of that process in MB
-    (``wait4``'s own resource usage of the child, not the maximum over all children)."""
+    (``wait4``'s own resource usage of the child, not the maximum over all children).
+    Without ``env``: refbook as installed (benchmarks/bytecode.py)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(command, cwd=cwd, env=env or installed(), stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode:
         raise subprocess.CalledProcessError(proc.returncode, command)
     return elapsed, usage.ru_maxrss / 1024  # kilobytes on Linux
+
+
+_ENV: dict[str, str] = {}
+
+
+def installed() -> dict[str, str]:
+    """the environment of every timed process: refbook's bytecode compiled, as installed"""
+    if not _ENV:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from bytecode import installed_env
+
+        _ENV.update(installed_env())
+    return _ENV
 
 
 def cold_build(root: Path, *, keep_cache: bool = False) -> tuple[float, float]:
@@ -158,7 +172,7 @@ def rebuild_driver(root: Path, rounds: int) -> dict[str, float]:
 
 def rebuild(root: Path, rounds: int) -> dict[str, float]:
     out = subprocess.run([sys.executable, __file__, "--driver", str(root), "--rounds", str(rounds)],
-                         check=True, capture_output=True, text=True, cwd=root)
+                         check=True, capture_output=True, text=True, cwd=root, env=installed())
     result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
 
