@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from refbook.config import Config
 from refbook.diagnostics import Code, Diagnostic, Severity
 from refbook.ir import Span, Text
-from refbook.items import _item
+from refbook.items import Items, _item, load_items, save_items
 from refbook.memo import code_stamp, load_memo, save_memo
 from refbook.models import Location
 from refbook.readers import read_bibliography
@@ -259,6 +259,10 @@ def resolve_book(
     extra = [] if everything else sorted(
         {k for keys in wanted.values() for k in keys} - cited_set - set(nocited))
     nocite_arg = ["*"] if everything else [*dict.fromkeys(nocited), *extra]
+    if cache_dir is not None:
+        # the conversions (entry -> CSL item) of earlier builds: an incremental build converts
+        # only new or edited entries, as MkDocs does (refbook.items)
+        load_items(cache_dir)
     csl_items = LazyItems(bib, style.language)
     # where each :cite:empty: key is first written (its page and line)
     nocite_where: dict[str, Location] = {}
@@ -267,6 +271,8 @@ def resolve_book(
             nocite_where.setdefault(k, Location(doc, line))
     res = registry.resolve(bib, csl_items, style, order=doc_order, nocite=nocite_arg,
                            memo_dir=cache_dir, nocite_where=nocite_where)
+    if cache_dir is not None:
+        save_items(Items(bib, style.language), cache_dir)
     entries = dict(res.entries)
     items: dict[tuple[str, int], dict[str, tuple[str, Inlines]]] = {}
     unformatted: list[Diagnostic] = []

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -101,3 +101,35 @@ def test_an_any_citation_read_before_the_book_says_nothing_about_the_cache(
     assert "Knuth" in (tmp_path / "out" / "one.html").read_text(encoding="utf-8")
     again = sphinx_build(src, tmp_path / "out", doctrees)
     assert cache_lines(again) == []
+
+
+def test_an_incremental_build_converts_only_the_edited_entry(
+        copy_root: Callable[[str], Path], build: Callable[..., Any],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache folder keeps the entry -> CSL item conversions: a build in a new process after
+    a one-entry edit converts that entry alone (counted, not timed)."""
+    from refbook import bibcache, memo
+    from refbook import items as items_module
+
+    src = copy_root("modes")
+    build(src, "text")
+    first_pass: list[str] = []
+    real_convert = items_module.entry_to_item
+
+    def converting(entry: Any, **kw: Any) -> Any:
+        first_pass.append(entry.key)
+        return real_convert(entry, **kw)
+
+    monkeypatch.setattr(items_module, "entry_to_item", converting)
+    # as a new `sphinx-build` process: nothing of the first build in memory, the folder kept
+    memo._LOADED.clear()
+    memo._SAVED_SIZES.clear()
+    bibcache.clear_memory_cache()
+    items_module.clear_memo()
+    bib = src / "refs.bib"
+    bib.write_text(bib.read_text(encoding="utf-8").replace("year = {1984}", "year = {1985}"),
+                   encoding="utf-8")
+    second = build(src, "text")
+    assert second.warnings == ""
+    assert "(Knuth 1985)" in " ".join(second.read("one.txt").split())
+    assert first_pass == ["knuth1984"]
