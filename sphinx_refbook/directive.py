@@ -18,10 +18,10 @@ from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 from sphinx_refbook import report
-from sphinx_refbook.book import SCOPES, ListSpec
 from sphinx_refbook.config import settings
 from sphinx_refbook.filters import FilterError, compile_filter
 from sphinx_refbook.nodes import bibliography_node
+from sphinx_refbook.spec import SCOPES, ListSpec
 
 if TYPE_CHECKING:
     from collections.abc import Callable

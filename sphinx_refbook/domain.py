@@ -26,18 +26,17 @@ from sphinx.util.nodes import make_refnode
 from refbook import __version__, cachedir, sealed
 from refbook.diagnostics import Code, Severity
 from refbook.models import Location
-from refbook.readers import read_bibliography
 from refbook.registry import CitationSite
 from refbook.styles import get_style
 from refbook.syntax import Citation
 from sphinx_refbook import report
-from sphinx_refbook.book import Book, ListSpec, cite_anchor, files_digest, resolve_book
 from sphinx_refbook.config import problems as config_problems
 from sphinx_refbook.config import settings
 from sphinx_refbook.directive import BibliographyDirective
 from sphinx_refbook.footnotes import FOOT_FORMS, FootCiteRole
 from sphinx_refbook.nodes import bibliography_node, citation_node, footcite_node
 from sphinx_refbook.roles import FORMS, CiteRole, parse_targets
+from sphinx_refbook.spec import Book, ListSpec, cite_anchor, files_digest
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Set
@@ -179,6 +178,8 @@ class RefbookDomain(Domain):
         cache = str(Path(self.env.doctreedir) / "refbook-cache")
         cachedir.prepare(cache)  # before the first read of the folder (resolve reports on it)
         bibfiles = self.bibfiles()
+        from refbook.readers import read_bibliography
+
         keys = set(read_bibliography(bibfiles, cache_dir=cache).keys())
         for path in bibfiles:
             # which targets are keys depends on the .bib files: a change re-reads this page
@@ -234,6 +235,10 @@ class RefbookDomain(Domain):
         # the disk cache serves only the environment that wrote it (-E starts afresh)
         book = _load(cache_dir / "book.pickle", key) if self.data.get("book_key") == key else None
         if book is None:
+            # imported here: a build that changes nothing never resolves (tests/sphinx/
+            # test_lazy_imports.py), and resolving takes the readers, engine and validation
+            from sphinx_refbook.book import resolve_book
+
             book = resolve_book(
                 bibfiles=bibfiles, style=style, sites=self.sites, specs=specs,
                 nocite=self.nocite, order=order, titles=titles, backlinks=s.backlinks,
@@ -285,6 +290,8 @@ class RefbookDomain(Domain):
             return  # the usual case: nothing read here
         s = settings(env.config)
         cache = str(Path(env.doctreedir) / "refbook-cache")
+        from refbook.readers import read_bibliography
+
         bib = read_bibliography(bibfiles, cache_dir=cache)
         whole = [d for d in bib.diagnostics if d.code is Code.FILE
                  and d.location is not None and not d.location.line]

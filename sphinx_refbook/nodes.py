@@ -21,7 +21,7 @@ class citation_node(nodes.Inline, nodes.Element):  # type: ignore[misc,unused-ig
 
 
 class bibliography_node(nodes.General, nodes.Element):  # type: ignore[misc,unused-ignore]  # noqa: N801
-    """A reference list. Attributes: ``spec`` (``sphinx_refbook.book.ListSpec``)."""
+    """A reference list. Attributes: ``spec`` (``sphinx_refbook.spec.ListSpec``)."""
 
 
 class footcite_node(nodes.Inline, nodes.Element):  # type: ignore[misc,unused-ignore]  # noqa: N801

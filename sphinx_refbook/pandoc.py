@@ -21,9 +21,9 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util import get_filetype
 
 from refbook.syntax import find_citations
-from sphinx_refbook.book import ListSpec
 from sphinx_refbook.config import settings
 from sphinx_refbook.nodes import bibliography_node, citation_node, footcite_node
+from sphinx_refbook.spec import ListSpec
 
 _MARKER = re.compile(r"^<!--\s*refbook:bibliography(?:\s+(page|all))?\s*-->$")
 

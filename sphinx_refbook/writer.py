@@ -28,7 +28,6 @@ from refbook.render.reference_list import (
 from refbook.render.reference_list import backlinks as entry_backlinks
 from refbook.render.text import to_line
 from refbook.styles import get_style
-from sphinx_refbook.book import author_spans, cite_anchor
 from sphinx_refbook.config import problems as config_problems
 from sphinx_refbook.config import settings
 from sphinx_refbook.domain import domain_of
@@ -41,12 +40,13 @@ from sphinx_refbook.nodes import (
 )
 from sphinx_refbook.notes import anchor_at_reference, note_author_node, note_authors
 from sphinx_refbook.render import item_key, to_nodes
+from sphinx_refbook.spec import cite_anchor
 
 if TYPE_CHECKING:
     from refbook.ir import Inline, Inlines
     from refbook.render.reference_list import BackLinks
-    from sphinx_refbook.book import Book, ListSpec
     from sphinx_refbook.compat import Compat
+    from sphinx_refbook.spec import Book, ListSpec
 
 
 class ResolveCitations(SphinxPostTransform):
@@ -359,6 +359,8 @@ def _form(form: str, ir: Inlines, book: Book, kind: str) -> Inlines:
     if form == "year":
         return _strip_brackets(ir)
     if form in _AUTHOR_FORMS:
+        from sphinx_refbook.book import author_spans
+
         spans = author_spans(ir)
         out: list[Inline] = []
         for i, s in enumerate(spans):

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 import pytest
 
 import sphinx_refbook.book as book_module
-import sphinx_refbook.domain as domain_module
 from refbook import sealed
 from tests.core.test_sealed_caches import new_process, plant
 
@@ -81,7 +80,7 @@ def test_the_sealed_book_and_bib_checks_are_reused(copy_root: Callable[[str], Pa
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     resolved: list[int] = []
     checked: list[int] = []
-    real_resolve, real_check = domain_module.resolve_book, book_module.check_bibliography
+    real_resolve, real_check = book_module.resolve_book, book_module.check_bibliography
 
     def resolve(**kw):  # type: ignore[no-untyped-def]
         resolved.append(1)
@@ -91,7 +90,7 @@ def test_the_sealed_book_and_bib_checks_are_reused(copy_root: Callable[[str], Pa
         checked.append(1)
         return real_check(*a, **kw)
 
-    monkeypatch.setattr(domain_module, "resolve_book", resolve)
+    monkeypatch.setattr(book_module, "resolve_book", resolve)  # domain imports it when used
     monkeypatch.setattr(book_module, "check_bibliography", check)
     src = copy_root("modes")
     fresh_process()

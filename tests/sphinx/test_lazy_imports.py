@@ -45,3 +45,15 @@ def test_sphinxcontrib_bibtex_look_imports_pybtex(tmp_path: Path) -> None:
         'bibtex_default_style = "alpha"'), encoding="utf-8")
     assert _imported(src, tmp_path / "out", "pybtex", "refbook.styles.pybtex_bridge") == [
         "pybtex", "refbook.styles.pybtex_bridge"]
+
+
+def test_a_build_that_changes_nothing_imports_no_resolution(tmp_path: Path) -> None:
+    """A no-op ``sphinx-build`` (nothing edited) loads its environment and the cached book and
+    compares digests: it never imports what resolving a book takes (sphinx_refbook.spec holds
+    the records it unpickles)."""
+    src = shutil.copytree(ROOTS / "test-roles", tmp_path / "src")
+    heavy = ("sphinx_refbook.book", "refbook.validate.citations", "refbook.bibtex_csl",
+             "refbook.latex")
+    first = _imported(src, tmp_path / "out", *heavy)
+    assert "sphinx_refbook.book" in first  # the first build resolves the book
+    assert _imported(src, tmp_path / "out", *heavy) == []
