@@ -237,15 +237,21 @@ class RefbookDomain(Domain):
         if book is None:
             # imported here: a build that changes nothing never resolves (tests/sphinx/
             # test_lazy_imports.py), and resolving takes the readers, engine and validation
+            from refbook.readers.bibtex import paused_gc
             from sphinx_refbook.book import resolve_book
 
-            book = resolve_book(
-                bibfiles=bibfiles, style=style, sites=self.sites, specs=specs,
-                nocite=self.nocite, order=order, titles=titles, backlinks=s.backlinks,
-                cache_dir=str(cache_dir), auto_doc=auto_doc, check=s.check,
-                footsites=self.footsites, syntaxes=syntaxes, compat=s.compat,
-                nocite_at=self.data.get("nocite_at", {}),
-                nocite_lines=self.data.get("nocite_lines", {}))
+            # the cyclic collector paused while the book is resolved: the style engine makes
+            # millions of short-lived objects (freed by reference counting as it goes), and
+            # every collection they set off rescanned Sphinx's whole environment as well
+            # (docs/design/performance.md, "Fourth part")
+            with paused_gc():
+                book = resolve_book(
+                    bibfiles=bibfiles, style=style, sites=self.sites, specs=specs,
+                    nocite=self.nocite, order=order, titles=titles, backlinks=s.backlinks,
+                    cache_dir=str(cache_dir), auto_doc=auto_doc, check=s.check,
+                    footsites=self.footsites, syntaxes=syntaxes, compat=s.compat,
+                    nocite_at=self.data.get("nocite_at", {}),
+                    nocite_lines=self.data.get("nocite_lines", {}))
             base = s.bibfiles_dir or str(env.srcdir)
             # bibtex_encoding = 'latin-1' declares what the reader's fallback found
             expected = {Code.ENCODING} if s.latin1 else set()
