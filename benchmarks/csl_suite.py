@@ -258,6 +258,46 @@ def _first_difference(o: Outcome) -> str:
     return f"expected {len(e)} lines, got {len(a)}"
 
 
+def _listed(path: Path) -> dict[str, str]:
+    """name -> reason of a list of expected failures"""
+    out: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, reason = line.partition(" ")
+            out[name] = reason.strip()
+    return out
+
+
+def sync_expected(outcomes: list[Outcome], listing: Path, folder: Path,
+                  reasons: Path | None = None, reasons_folder: Path | None = None) -> list[str]:
+    """Bring a list of expected failures up to date with ``outcomes`` (fixtures of ``folder``):
+    the lines of fixtures that pass now go; a failing fixture not listed is added with its
+    reason from the list ``reasons`` when its text is the same in ``reasons_folder`` (the copy
+    of the suite that list is about; tests/data holds one list per copy). Comment lines stay
+    on top, the rest is sorted. Returns the failing fixtures that still need a reason written
+    by hand (not added)."""
+    lines = listing.read_text(encoding="utf-8").splitlines()
+    failing = {o.name for o in outcomes if not o.passed}
+    other = _listed(reasons) if reasons is not None else {}
+
+    def same_text(name: str) -> bool:
+        theirs = reasons_folder / f"{name}.txt" if reasons_folder is not None else None
+        return (theirs is not None and theirs.is_file()
+                and theirs.read_bytes() == (folder / f"{name}.txt").read_bytes())
+
+    head = [ln for ln in lines if not ln.strip() or ln.startswith("#")]
+    body = {ln.partition(" ")[0]: ln for ln in lines
+            if ln.strip() and not ln.startswith("#") and ln.partition(" ")[0] in failing}
+    unreasoned: list[str] = []
+    for name in sorted(failing - set(body)):
+        if name in other and same_text(name):
+            body[name] = f"{name} {other[name]}"
+        else:
+            unreasoned.append(name)
+    listing.write_text("\n".join(head + [body[n] for n in sorted(body)]) + "\n", encoding="utf-8")
+    return unreasoned
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     ap.add_argument("dir", type=Path, help="the suite's processor-tests/humans folder")
@@ -268,8 +308,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--expected", type=Path, metavar="FILE",
                     help="a list of expected failures (tests/data/csl_suite_expected_failures"
                          ".txt): print the fixtures that differ from it")
+    ap.add_argument("--sync-expected", type=Path, metavar="FILE",
+                    help="rewrite this list of expected failures: drop the fixtures that pass, "
+                         "add failing ones with a reason from --reasons (when their text is "
+                         "the same in --reasons-dir); print those that need a reason by hand")
+    ap.add_argument("--reasons", type=Path, metavar="FILE",
+                    help="with --sync-expected: the list whose reasons may be taken over")
+    ap.add_argument("--reasons-dir", type=Path, metavar="DIR",
+                    help="with --sync-expected: the suite copy --reasons is about")
     args = ap.parse_args(argv)
     outcomes = run_suite(args.dir, args.only)
+    if args.sync_expected:
+        for name in sync_expected(outcomes, args.sync_expected, args.dir, args.reasons,
+                                  args.reasons_dir):
+            o = next(x for x in outcomes if x.name == name)
+            print(f"needs a reason: {name}: {_first_difference(o)}")
     if args.expected:
         listed = {line.split()[0] for line in args.expected.read_text(encoding="utf-8")
                   .splitlines() if line.strip() and not line.startswith("#")}
