@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -78,13 +79,28 @@ def pandoc() -> str:
     return str(pypandoc.get_pandoc_path())
 
 
-def pandoc_render(pandoc: str, markdown: str, bib: Path, *, to: str = "plain") -> str:
-    """Run pandoc --citeproc with its built-in style on a Markdown string."""
+#: a Markdown document that cites every entry of its bibliography (pandoc's ``nocite: '@*'``)
+NOCITE_ALL = "---\nnocite: '@*'\n---\n"
+
+
+def pandoc_render(pandoc: str, markdown: str, bib: Path | str, *, to: str = "plain",
+                  csl: Path | str | None = None) -> str:
+    """Run pandoc --citeproc on a Markdown string: with its built-in style (Chicago
+    author-date) or the ``csl`` file; the output as text (no line wrapping)."""
     out = subprocess.run(
-        [pandoc, "-f", "markdown", "-t", to, "--wrap=none", "--citeproc", f"--bibliography={bib}"],
+        [pandoc, "-f", "markdown", "-t", to, "--wrap=none", "--citeproc", f"--bibliography={bib}",
+         *([f"--csl={csl}"] if csl is not None else [])],
         input=markdown, capture_output=True, text=True, check=True, timeout=120,
     )
     return out.stdout
+
+
+def pandoc_cites(pandoc: str, folder: Path, items: list[dict[str, Any]], csl: Path | str,
+                 markdown: str, *, to: str = "plain") -> str:
+    """:func:`pandoc_render` of CSL-JSON ``items`` (written to ``folder/items.json``)."""
+    data = folder / "items.json"
+    data.write_text(json.dumps(items), encoding="utf-8")
+    return pandoc_render(pandoc, markdown, data, to=to, csl=csl)
 
 
 def paragraphs(text: str) -> list[str]:

@@ -3,16 +3,14 @@
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from refbook.api import Citation, Cite, Formatter, format_bibliography, format_citations, render
 from refbook.ir import Styled, Text
 from refbook.readers.csl_json import markup_to_inlines
-from tests.conftest import pandoc_render, paragraphs
+from tests.conftest import pandoc_cites, pandoc_render, paragraphs
 
 HEAD = ('<?xml version="1.0" encoding="utf-8"?>\n'
         '<style xmlns="http://purl.org/net/xbiblio/csl" class="{cls}" version="1.0"{extra}>'
@@ -459,12 +457,7 @@ def test_gendered_ordinals_agree_with_their_noun_as_pandoc(tmp_path: Path, pando
     items = [{"id": k, "type": "book", "edition": e, "volume": v,
               "issued": {"date-parts": [[2000, 1, d]]}}
              for k, e, v, d in (("a", "1", "1", 1), ("b", "21", "2", 2), ("c", "11", "101", 21))]
-    data = tmp_path / "items.json"
-    data.write_text(json.dumps(items), encoding="utf-8")
-    theirs = paragraphs(subprocess.run(
-        [pandoc, "-f", "markdown", "-t", "plain", "--citeproc", f"--csl={s}",
-         f"--bibliography={data}"], input="[@a]\n\n[@b]\n\n[@c]\n", capture_output=True,
-        text=True, check=True, timeout=120).stdout)
+    theirs = paragraphs(pandoc_cites(pandoc, tmp_path, items, s, "[@a]\n\n[@b]\n\n[@c]\n"))
     # pandoc's plain text writes superscript letters as such; ours marks them ^(x)
     ours = [render(c).replace("^(r)", "\u02b3").replace("^(e)", "\u1d49")
             for c in Formatter(items, style=s).citations(["a", "b", "c"])]
@@ -481,12 +474,7 @@ def test_collapsed_cite_without_a_date_leaves_no_delimiter_as_pandoc(tmp_path: P
     items = [book("a", "Smith", 2000), {"id": "b", "type": "book",
                                         "author": [{"family": "Smith"}]},
              book("c", "Smith", 2001)]
-    data = tmp_path / "items.json"
-    data.write_text(json.dumps(items), encoding="utf-8")
-    theirs = paragraphs(subprocess.run(
-        [pandoc, "-f", "markdown", "-t", "plain", "--citeproc", f"--csl={s}",
-         f"--bibliography={data}"], input="[@a; @b; @c]\n", capture_output=True,
-        text=True, check=True, timeout=120).stdout)
+    theirs = paragraphs(pandoc_cites(pandoc, tmp_path, items, s, "[@a; @b; @c]\n"))
     assert format_citations(items, [["a", "b", "c"]], style=s) == theirs == [
         "(Smith 2000, 2001)"]
 
@@ -511,14 +499,9 @@ def test_names_added_until_cites_differ_as_the_givenname_rule_shows_them(
     items = [item("a", ("Smith", "John"), ("Brown", "John"), ("Jones", "John")),
              item("b", ("Smith", "John"), ("Benson", "John"), ("Jones", "John")),
              item("c", ("Smith", "John"), ("Brown", "John"), ("Jones", "Arthur"))]
-    data = tmp_path / "items.json"
-    data.write_text(json.dumps(items), encoding="utf-8")
     for rule in ("all-names", "all-names-with-initials", "primary-name"):
         path = s(rule)
-        theirs = paragraphs(subprocess.run(
-            [pandoc, "-f", "markdown", "-t", "plain", "--citeproc", f"--csl={path}",
-             f"--bibliography={data}"], input="[@a]\n\n[@b]\n\n[@c]\n", capture_output=True,
-            text=True, check=True, timeout=120).stdout)
+        theirs = paragraphs(pandoc_cites(pandoc, tmp_path, items, path, "[@a]\n\n[@b]\n\n[@c]\n"))
         assert format_citations(items, ["a", "b", "c"], style=path) == theirs, rule
 
 
@@ -548,12 +531,7 @@ def test_formatting_on_names_reaches_each_name_as_pandoc(tmp_path: Path, pandoc:
     items = [{"id": "a", "type": "book", "author": [{"family": "Smith", "given": "Reggie"},
                                                     {"family": "Doe", "given": "Jo"}]},
              {"id": "b", "type": "book", "editor": [{"family": "Roe", "given": "Al"}]}]
-    data = tmp_path / "items.json"
-    data.write_text(json.dumps(items), encoding="utf-8")
-    theirs = subprocess.run(
-        [pandoc, "-f", "markdown", "-t", "html", "--wrap=none", "--citeproc", f"--csl={s}",
-         f"--bibliography={data}"], input="[@a]\n\n[@b]\n", capture_output=True,
-        text=True, check=True, timeout=120).stdout
+    theirs = pandoc_cites(pandoc, tmp_path, items, s, "[@a]\n\n[@b]\n", to="html")
     ours = [render(c, "html") for c in Formatter(items, style=s).citations(["a", "b"])]
 
     def bare(html: str) -> str:  # the text and its inline markup, without the hosts' spans
@@ -575,12 +553,7 @@ def test_variables_written_at_the_start_of_the_note_as_pandoc(tmp_path: Path,
               "note": "original-date: 1920\neditor: Thompson || Hunter S.\n"
                       "{:container-title: Rolling Stone}Kept: as the note"},
              {"id": "b", "type": "book", "note": "Just a note: with a colon"}]
-    data = tmp_path / "items.json"
-    data.write_text(json.dumps(items), encoding="utf-8")
-    theirs = paragraphs(subprocess.run(
-        [pandoc, "-f", "markdown", "-t", "plain", "--citeproc", f"--csl={s}",
-         f"--bibliography={data}"], input="[@a]\n\n[@b]\n", capture_output=True,
-        text=True, check=True, timeout=120).stdout)
+    theirs = paragraphs(pandoc_cites(pandoc, tmp_path, items, s, "[@a]\n\n[@b]\n"))
     assert format_citations(items, ["a", "b"], style=s) == theirs
     # "Kept" reads as a variable too (pandoc drops it): a line of prose whose first word ends
     # in a colon is lost, as in pandoc
@@ -595,12 +568,7 @@ def test_a_term_written_empty_across_lines_is_empty_as_pandoc(tmp_path: Path,
                         '</names><text variable="title"/></layout></citation>')
     items = [{"id": "a", "type": "book", "title": "T",
               "author": [{"family": "Doe", "given": "J"}, {"family": "Roe", "given": "K"}]}]
-    data = tmp_path / "items.json"
-    data.write_text(json.dumps(items), encoding="utf-8")
-    theirs = paragraphs(subprocess.run(
-        [pandoc, "-f", "markdown", "-t", "plain", "--citeproc", f"--csl={s}",
-         f"--bibliography={data}"], input="[@a]\n", capture_output=True,
-        text=True, check=True, timeout=120).stdout)
+    theirs = paragraphs(pandoc_cites(pandoc, tmp_path, items, s, "[@a]\n"))
     assert format_citations(items, ["a"], style=s) == theirs == ["J Doe. T"]
 
 
@@ -622,12 +590,8 @@ def test_later_cites_that_look_alike_are_told_apart_as_pandoc(tmp_path: Path,
                                 ("b", "His Other Book", "Doe", "John"),
                                 ("c", "Her Book", "Roe", "Jane"),
                                 ("d", "Her Other Book", "Roe", "Jane"))]
-    data = tmp_path / "items.json"
-    data.write_text(json.dumps(items), encoding="utf-8")
-    out = subprocess.run(
-        [pandoc, "-f", "markdown", "-t", "plain", "--citeproc", f"--csl={s}",
-         f"--bibliography={data}"], input="One [@a; @b]. Two [@c]. Three [@c]. Four [@a].\n",
-        capture_output=True, text=True, check=True, timeout=120).stdout
+    out = pandoc_cites(pandoc, tmp_path, items, s,
+                       "One [@a; @b]. Two [@c]. Three [@c]. Four [@a].\n")
     theirs = [re.sub(r"^\[\d+\] ", "", p) for p in paragraphs(out)[1:]]
     cits = [Citation((Cite("a"), Cite("b")), 1), Citation((Cite("c"),), 2),
             Citation((Cite("c"),), 3), Citation((Cite("a"),), 4)]
@@ -646,12 +610,8 @@ def test_a_locator_without_label_that_names_its_own_as_pandoc(tmp_path: Path,
                         '<label variable="locator" form="short"/><text variable="locator"/>'
                         "</group></group></layout></citation>", cls="note")
     items = [{"id": "a", "type": "book", "title": "Book Title"}]
-    data = tmp_path / "items.json"
-    data.write_text(json.dumps(items), encoding="utf-8")
-    out = subprocess.run(
-        [pandoc, "-f", "markdown", "-t", "plain", "--citeproc", f"--csl={s}",
-         f"--bibliography={data}"], input="x [@a, vol. 1, fol. 186, 8 April 1544]\n\ny [@a, 33]\n",
-        capture_output=True, text=True, check=True, timeout=120).stdout
+    out = pandoc_cites(pandoc, tmp_path, items, s,
+                       "x [@a, vol. 1, fol. 186, 8 April 1544]\n\ny [@a, 33]\n")
     theirs = [re.sub(r"^\[\d+\] ", "", p) for p in paragraphs(out)[2:]]
     cits = [Citation((Cite("a", locator="vol. 1, fol. 186, 8 April 1544"),), 1),
             Citation((Cite("a", locator="33"),), 2)]

@@ -3,12 +3,12 @@ HTML (issue 13). Where pandoc defines the behaviour it runs live on the same inp
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from benchmarks.csl_suite import html
 from refbook.api import Citation, Cite, Formatter, render
 from refbook.ir import Span, Styled, Text
+from tests.conftest import NOCITE_ALL, pandoc_render
 
 CSL_NS = "http://purl.org/net/xbiblio/csl"
 
@@ -21,12 +21,9 @@ def csl(body: str) -> str:
 
 
 def pandoc_markdown(pandoc: str, bib: Path, style: Path) -> str:
-    out = subprocess.run(
-        [pandoc, "-f", "markdown", "-t", "markdown", "--wrap=none", "--citeproc",
-         f"--bibliography={bib}", f"--csl={style}"],
-        input="---\nnocite: '@*'\n---\n", capture_output=True, text=True, check=True, timeout=120)
-    lines = [ln for ln in out.stdout.splitlines() if ln and not ln.startswith(":::")]
-    assert len(lines) == 1, out.stdout
+    out = pandoc_render(pandoc, NOCITE_ALL, bib, to="markdown", csl=style)
+    lines = [ln for ln in out.splitlines() if ln and not ln.startswith(":::")]
+    assert len(lines) == 1, out
     return lines[0]
 
 
@@ -86,11 +83,7 @@ def test_fonts_on_names_are_applied_as_pandoc_applies_them(tmp_path: Path, pando
 
 
 def pandoc_plain(pandoc: str, bib: Path, style: Path) -> str:
-    out = subprocess.run(
-        [pandoc, "-f", "markdown", "-t", "plain", "--wrap=none", "--citeproc",
-         f"--bibliography={bib}", f"--csl={style}"],
-        input="---\nnocite: '@*'\n---\n", capture_output=True, text=True, check=True, timeout=120)
-    return out.stdout.strip()
+    return pandoc_render(pandoc, NOCITE_ALL, bib, csl=style).strip()
 
 
 def test_french_spaces_in_csl_json_values_as_pandoc(tmp_path: Path, pandoc: str) -> None:
@@ -114,10 +107,7 @@ def test_a_quoted_locator_gets_typographic_quotes_as_in_pandoc(tmp_path: Path,
         '</layout></citation>'), encoding="utf-8")
     bib = tmp_path / "r.bib"
     bib.write_text("@book{a, title = {Enter}, year = {1965}}\n", encoding="utf-8")
-    theirs = subprocess.run(
-        [pandoc, "-f", "markdown", "-t", "plain", "--wrap=none", "--citeproc",
-         f"--bibliography={bib}", f"--csl={style}"], input='A [@a, s.v. "gargoyle"].\n',
-        capture_output=True, text=True, check=True, timeout=120).stdout
+    theirs = pandoc_render(pandoc, 'A [@a, s.v. "gargoyle"].\n', bib, csl=style)
     # the citeproc-js runner's spelling of the locator type ("sub verbo") is read too
     (ours,) = Formatter(str(bib), style=str(style)).citations(
         [Citation((Cite("a", locator='"gargoyle"', label="sub verbo"),))])
@@ -136,10 +126,7 @@ def test_layout_suffix_goes_inside_the_last_box_as_in_pandoc(tmp_path: Path,
         encoding="utf-8")
     bib = tmp_path / "r.bib"
     bib.write_text("@book{a, title = {Enter}, year = {1965}}\n", encoding="utf-8")
-    theirs = subprocess.run(
-        [pandoc, "-f", "markdown", "-t", "html", "--wrap=none", "--citeproc",
-         f"--bibliography={bib}", f"--csl={style}"], input="---\nnocite: '@*'\n---\n",
-        capture_output=True, text=True, check=True, timeout=120).stdout
+    theirs = pandoc_render(pandoc, NOCITE_ALL, bib, to="html", csl=style)
     assert '<div class="csl-right-inline"><em>Enter</em>.</div>' in theirs
     ((_, entry),) = Formatter(str(bib), style=str(style)).bibliography()
     assert entry[-1] == Span("csl-right-inline", (Styled("emph", (Text("Enter"),)), Text(".")))

@@ -6,7 +6,6 @@ minimal style and entry and compares. The small styles here are written for thes
 
 from __future__ import annotations
 
-import subprocess
 import xml.parsers.expat
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from refbook.styles import (
     styles_dir,
 )
 from refbook.styles.locales import build_locale, locale_dir, locale_files
-from tests.conftest import SEED, paragraphs
+from tests.conftest import NOCITE_ALL, SEED, pandoc_render, paragraphs
 
 CSL_NS = "http://purl.org/net/xbiblio/csl"
 
@@ -38,11 +37,7 @@ def csl(body: str, *, options: str = "", bibliography: str = "") -> str:
 
 
 def pandoc_text(pandoc: str, bib: Path, style: Path) -> list[str]:
-    out = subprocess.run(
-        [pandoc, "-f", "markdown", "-t", "plain", "--wrap=none", "--citeproc",
-         f"--bibliography={bib}", f"--csl={style}"],
-        input="---\nnocite: '@*'\n---\n", capture_output=True, text=True, check=True, timeout=120)
-    return paragraphs(out.stdout)
+    return paragraphs(pandoc_render(pandoc, NOCITE_ALL, bib, csl=style))
 
 
 def ours(capsys: pytest.CaptureFixture[str], bib: Path, style: str, *extra: str) -> list[str]:
