@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 # 5: citations at their role's own line (an environment of 4 holds their paragraphs' lines)
 # 6: citing sites hold their role's form; lists sphinxcontrib-bibtex's options
 # 7: citing sites hold their note number (note styles)
-ENV_VERSION = 7
+ENV_VERSION = 8
 
 
 class RefbookDomain(Domain):
@@ -68,7 +68,8 @@ class RefbookDomain(Domain):
         "sites": {},         # docname -> tuple[CitationSite, ...]
         "footsites": {},     # docname -> tuple[CitationSite, ...] of footnote citations
         "lists": {},         # docname -> tuple[ListSpec, ...]
-        "nocite": {},        # docname -> tuple[str, ...]
+        # docname -> each :cite:empty: key as (key, citations before it, line or 0)
+        "nocite": {},
         "problems": {},      # docname -> tuple[(slug, message, line), ...]
         "fingerprints": {},  # docname -> digest of what refbook put on the written page
         "bib_digest": "",
@@ -100,8 +101,20 @@ class RefbookDomain(Domain):
         return cast("dict[str, tuple[ListSpec, ...]]", self.data["lists"])
 
     @property
-    def nocite(self) -> dict[str, tuple[str, ...]]:
-        return cast("dict[str, tuple[str, ...]]", self.data["nocite"])
+    def nocite(self) -> dict[str, tuple[tuple[str, int, int], ...]]:
+        """Per page, each ``:cite:empty:`` key as (key, how many citations come before it on
+        the page, its line or 0): sphinxcontrib-bibtex's lists take such keys in citation
+        order, and an unknown one is reported at its line."""
+        return cast("dict[str, tuple[tuple[str, int, int], ...]]", self.data["nocite"])
+
+    def nocite_views(self) -> tuple[dict[str, tuple[str, ...]],
+                                    dict[str, tuple[tuple[int, str], ...]],
+                                    dict[str, tuple[tuple[str, int], ...]]]:
+        """The keys, (before, key) and (key, line) per page, as ``resolve_book`` takes them."""
+        return ({doc: tuple(k for k, _, _ in rows) for doc, rows in self.nocite.items()},
+                {doc: tuple((b, k) for k, b, _ in rows) for doc, rows in self.nocite.items()},
+                {doc: tuple((k, ln) for k, _, ln in rows if ln)
+                 for doc, rows in self.nocite.items()})
 
     @property
     def problems(self) -> dict[str, tuple[tuple[str, str, int], ...]]:
@@ -113,26 +126,18 @@ class RefbookDomain(Domain):
 
     def note_nocite(self, docname: str, keys: tuple[str, ...], before: int = 0,
                     line: int | None = None) -> None:
-        self.nocite[docname] = self.nocite.get(docname, ()) + keys
-        if line is not None:  # where each key is written, for an unknown key's warning
-            lines = cast("dict[str, tuple[tuple[str, int], ...]]",
-                         self.data.setdefault("nocite_lines", {}))
-            lines[docname] = lines.get(docname, ()) + tuple((k, line) for k in keys)
-        # where: sphinxcontrib-bibtex's lists take :cite:empty: keys in citation order
-        at = cast("dict[str, tuple[tuple[int, str], ...]]", self.data.setdefault("nocite_at", {}))
-        at[docname] = at.get(docname, ()) + tuple((before, k) for k in keys)
+        self.nocite[docname] = self.nocite.get(docname, ()) + tuple(
+            (k, before, line or 0) for k in keys)
 
     def note_problem(self, docname: str, slug: str, message: str, line: int) -> None:
         self.problems[docname] = (*self.problems.get(docname, ()), (slug, message, line))
 
     def clear_doc(self, docname: str) -> None:
-        for key in ("sites", "footsites", "lists", "nocite", "nocite_at", "nocite_lines",
-                    "problems", "fingerprints"):
+        for key in ("sites", "footsites", "lists", "nocite", "problems", "fingerprints"):
             self.data.setdefault(key, {}).pop(docname, None)
 
     def merge_domaindata(self, docnames: Set[str], otherdata: dict[str, Any]) -> None:
-        for key in ("sites", "footsites", "lists", "nocite", "nocite_at", "nocite_lines",
-                    "problems"):
+        for key in ("sites", "footsites", "lists", "nocite", "problems"):
             for doc in docnames:
                 if doc in otherdata.get(key, {}):
                     self.data.setdefault(key, {})[doc] = otherdata[key][doc]
@@ -220,8 +225,7 @@ class RefbookDomain(Domain):
         key = files_digest([*bibfiles]) + _digest(repr((
             __version__, ENV_VERSION, style.digest, s.backlinks, auto_doc, order, titles, specs,
             s.latin1, syntaxes, s.compat,
-            sorted(self.nocite.items()), sorted(self.data.get("nocite_at", {}).items()), s.check,
-            sorted(self.data.get("nocite_lines", {}).items()),
+            sorted(self.nocite.items()), s.check,
             [(doc, [(x.index, x.citation.refs, x.citation.mode, x.section, x.anchor, x.form,
                      x.citation.source, x.note, x.in_note)
                     for x in self.sites[doc]]) for doc in sorted(self.sites)],
@@ -244,14 +248,14 @@ class RefbookDomain(Domain):
             # millions of short-lived objects (freed by reference counting as it goes), and
             # every collection they set off rescanned Sphinx's whole environment as well
             # (docs/design/performance.md, "Fourth part")
+            nocite, nocite_at, nocite_lines = self.nocite_views()
             with paused_gc():
                 book = resolve_book(
                     bibfiles=bibfiles, style=style, sites=self.sites, specs=specs,
-                    nocite=self.nocite, order=order, titles=titles, backlinks=s.backlinks,
+                    nocite=nocite, order=order, titles=titles, backlinks=s.backlinks,
                     cache_dir=str(cache_dir), auto_doc=auto_doc, check=s.check,
                     footsites=self.footsites, syntaxes=syntaxes, compat=s.compat,
-                    nocite_at=self.data.get("nocite_at", {}),
-                    nocite_lines=self.data.get("nocite_lines", {}))
+                    nocite_at=nocite_at, nocite_lines=nocite_lines)
             base = s.bibfiles_dir or str(env.srcdir)
             # bibtex_encoding = 'latin-1' declares what the reader's fallback found
             expected = {Code.ENCODING} if s.latin1 else set()
