@@ -428,7 +428,15 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             server.watch(s.bib_dir)
         if os.path.isfile(s.style):  # a .csl file: an edit rebuilds
             server.watch(s.style)
+        # the first build has filled the cache folder; the rebuilds that follow keep their
+        # results in memory and the folder is written once, when `mkdocs serve` stops
+        # (on_shutdown): not after every edit (docs/design/performance.md, "Fourth part")
+        if self._cache_dir is not None:
+            sealed.defer_writes()
         return server
+
+    def on_shutdown(self) -> None:
+        sealed.flush()
 
     def _note_style(self) -> bool:
         """The book's style is a note style: its citations become footnotes."""

@@ -121,6 +121,7 @@ def load(path: Path) -> object | None:
     with this key under this name, or not unpicklable. The file is read once, and nothing in it
     is unpickled before its tag is verified; a file over :data:`MAX_BYTES` is not read.
     (``None`` is never a stored value.)"""
+    _held(path)
     blob = _read_regular(path)
     if blob is None:
         if os.path.lexists(path):  # a pipe, a device, an oversized file
@@ -207,11 +208,57 @@ def _pickled(value: object) -> bytes:
     return out.getvalue()
 
 
+#: path -> the value last given to :func:`dump` for it while writes are deferred (None: not)
+_deferred: dict[Path, object] | None = None
+
+
+def defer_writes() -> None:
+    """From now on :func:`dump` keeps each file's latest value in memory instead of writing it,
+    until :func:`flush`. A host that rebuilds in one long process (``mkdocs serve``) writes its
+    cache folder once when it stops, not after every rebuild (each write pickles and seals the
+    whole memo); :func:`load` of a file still held writes it first, so reads see it."""
+    global _deferred  # noqa: PLW0603 - one switch for the process, as the key below
+    with _lock:
+        if _deferred is None:
+            _deferred = {}
+
+
+def flush() -> int:
+    """Write every file :func:`defer_writes` held back and stop deferring; how many were
+    written."""
+    global _deferred
+    with _lock:
+        held, _deferred = _deferred or {}, None
+    return sum(_write(value, path) for path, value in held.items())
+
+
+def _held(path: Path) -> None:
+    """Write ``path`` now if a deferred value waits for it (before it is read)."""
+    if _deferred is None:
+        return
+    with _lock:
+        value = _deferred.pop(path, _MISSING)
+    if value is not _MISSING:
+        _write(value, path)
+
+
+_MISSING = object()
+
+
 def dump(value: object, path: Path) -> bool:
     """Pickle and seal ``value`` into ``path`` atomically (a temporary file in the same folder,
     then a rename: a reader sees the old file or the new one). Best effort: a folder that
     cannot be written, a full disk or an unpicklable value only means nothing is cached;
-    returns whether the file was written."""
+    returns whether the file was written (or, while writes are deferred, held to be)."""
+    if _deferred is not None:
+        with _lock:
+            if _deferred is not None:
+                _deferred[path] = value
+                return True
+    return _write(value, path)
+
+
+def _write(value: object, path: Path) -> bool:
     try:
         data = _pickled(value)
     except Exception:  # unpicklable (or too deep): nothing to cache

@@ -402,3 +402,23 @@ def test_parse_cache_reuse_and_foreign_key(tmp_path: Path, bib_file: Path,
     bibcache.clear_memory_cache()
     assert read_bibliography([bib_file], cache_dir=cache) == first
     assert len(parses) == 2
+
+
+def test_deferred_writes_are_held_read_through_and_flushed(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.pickle", tmp_path / "b.pickle"
+    sealed.defer_writes()
+    try:
+        assert sealed.dump({"x": 1}, a)
+        assert sealed.dump({"x": 2}, a)  # the latest value wins
+        assert sealed.dump(("k", "v"), b)
+        assert not a.exists()
+        assert not b.exists()
+        assert sealed.load(b) == ("k", "v")  # a held file is written before it is read
+        assert b.exists()
+        assert not a.exists()
+    finally:
+        assert sealed.flush() == 1  # a alone was still held
+    assert sealed.load(a) == {"x": 2}
+    assert sealed.dump({"x": 3}, a)  # no longer deferred: written at once
+    assert sealed.load(a) == {"x": 3}
+    assert sealed.flush() == 0

@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -253,3 +253,58 @@ def test_a_cache_dir_inside_docs_dir_is_refused(project: Project) -> None:
     make(project, cache_dir="docs-cache")  # a sibling whose name starts the same: fine
     cfg = load_config(config_file=str(project.root / "mkdocs.yml"))
     cfg.plugins.on_config(cfg)
+
+
+def test_serve_writes_the_cache_after_its_first_build_and_when_it_stops(
+        project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under ``mkdocs serve`` the first build fills the folder; the rebuilds after edits keep
+    their results in memory (no file written: each write pickles and seals a whole memo) and
+    the folder gets their latest state once, when serve stops (``on_shutdown``). A new build
+    process then starts warm from that state."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    make(project)
+    new_process()
+    folder = project.root / ".cache" / "refbook"
+
+    def serve_build() -> Any:
+        cfg = load_config(config_file=str(project.root / "mkdocs.yml"))
+        cfg.plugins.on_startup(command="serve", dirty=False)
+        build(cfg)
+        return cfg
+
+    class Server:
+        def watch(self, path: str) -> None:
+            pass
+
+    cfg = serve_build()
+    cfg.plugins.on_serve(Server(), config=cfg, builder=None)
+    try:
+        first = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
+        assert any(name.startswith("items-") for name in first)
+        project.page("index.md", PAGES["index.md"] + "\nAnd [@lee2021].\n")  # a citation edit
+        bib = project.root / "refs.bib"
+        bib.write_text(bib.read_text(encoding="utf-8").replace("year = {2021}", "year = {2022}"),
+                       encoding="utf-8")  # and a .bib edit
+        cfg = serve_build()
+        assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == first
+        edited = site_tree(project.root)
+    finally:
+        cfg.plugins.on_shutdown()
+    assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} != first
+    # a new `mkdocs build` process after serve: warm from what serve wrote when it stopped
+    new_process()
+    converted: list[str] = []
+    import refbook.items as items_module
+
+    real_convert = items_module.entry_to_item
+
+    def converting(entry: Any, **kw: Any) -> Any:
+        converted.append(entry.key)
+        return real_convert(entry, **kw)
+
+    monkeypatch.setattr(items_module, "entry_to_item", converting)
+    project.build()
+    assert converted == []
+    assert site_tree(project.root) == edited
