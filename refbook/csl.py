@@ -33,6 +33,23 @@ class Name:
     others: bool = False
     #: the suffix follows a comma even in display order ("Doe, Jr."; CSL-JSON ``comma-suffix``)
     comma_suffix: bool = False
+    # names are memo keys of the style engine on their own: hashed once (as Item, below)
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h == 0:
+            h = hash((self.family, self.given, self.non_dropping_particle,
+                      self.dropping_particle, self.suffix, self.literal, self.others,
+                      self.comma_suffix))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __reduce__(self) -> tuple[Callable[..., Name], tuple[object, ...]]:
+        # the constructor's arguments only: a cached hash must not travel to another process
+        return (Name, (self.family, self.given, self.non_dropping_particle,
+                       self.dropping_particle, self.suffix, self.literal, self.others,
+                       self.comma_suffix))
 
 
 @dataclass(frozen=True, slots=True)

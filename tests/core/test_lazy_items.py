@@ -165,3 +165,14 @@ def test_items_hash_by_content_and_never_carry_a_hash_across_processes() -> None
         assert back == a
         assert back._hash == 0
         assert hash(back) == hash(a)
+
+
+def test_names_hash_once_by_content_and_pickle_without_the_hash() -> None:
+    a, b = csl.Name(family="Doe", given="Jane"), csl.Name(family="Doe", given="Jane")
+    assert a == b
+    assert hash(a) == hash(b)
+    assert a != csl.Name(family="Doe", given="Jane", comma_suffix=True)
+    assert replace(a, suffix="Jr.") == csl.Name(family="Doe", given="Jane", suffix="Jr.")
+    for back in (pickle.loads(pickle.dumps(a)), pickle.loads(sealed._pickled(a))):
+        assert back == a
+        assert back._hash == 0
