@@ -107,18 +107,20 @@ def test_ties_on_the_first_keys_still_sort_by_the_later_ones() -> None:
 
 
 def test_style_plugins_are_looked_up_once_per_sys_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata
     import sys
 
     from refbook import styles
 
     scans: list[str] = []
-    original = styles.entry_points
+    # refbook.styles imports it when it first looks (a process that names no style never does)
+    original = importlib.metadata.entry_points
 
     def counting(**kw):  # type: ignore[no-untyped-def]
         scans.append(kw["group"])
         return original(**kw)
 
-    monkeypatch.setattr(styles, "entry_points", counting)
+    monkeypatch.setattr(importlib.metadata, "entry_points", counting)
     monkeypatch.setattr(sys, "path", [*sys.path, "/nonexistent-refbook-test-path"])
     first = styles.available_styles()
     for _ in range(50):  # a Sphinx build asks once per page
