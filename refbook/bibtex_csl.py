@@ -905,10 +905,12 @@ _LAZY: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=65536)
 def _from_latex(sources: tuple[str, ...]) -> ir.Inlines | None:
     """A variable of ``_LAZY`` converted as an eager one is (``_Ctx.pick`` over plain fields,
-    then the same ``pandoc_to_inlines``); ``None`` when no candidate is readable."""
+    then the same ``pandoc_to_inlines``); ``None`` when no candidate is readable. Bounded as
+    ``refbook.items``' memo of items: a style that prints abstracts converts each once even
+    when sorting reads items in turn (only values read are held)."""
     for value in sources:
         nodes = latex.parse(value)
         if nodes is not None:
