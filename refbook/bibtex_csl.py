@@ -862,14 +862,12 @@ def entry_to_item(
     if language is not None:
         plain["language"] = language
 
-    # notes
-    annotation = ctx.pick((True, _FIELD, "annotation"), (True, _FIELD, "annote"))
-    if annotation is not None:
-        text["annote"] = annotation
-    for var, fname in (("abstract", "abstract"), ("keyword", "keywords")):
-        value = ctx.field(fname)
-        if value is not None:
-            text[var] = value
+    # notes; the long ones few styles print stay LaTeX until read (csl.Item.var, _from_latex)
+    lazy: list[tuple[str, tuple[str, ...]]] = []
+    for var, fnames in _LAZY:
+        sources = tuple(fields[f] for f in fnames if f in fields)
+        if sources:
+            lazy.append((var, sources))
     note = ctx.field("note") if et != "periodical" else None
     addendum = ctx.field("addendum") if biblatex else None
     notes = [n for n in (note, addendum) if n is not None]
@@ -893,7 +891,34 @@ def entry_to_item(
         names=tuple(sorted(names.items())),
         dates=tuple(sorted(dates.items())),
         language=language or "",
+        latex=tuple(lazy),
     )
+
+
+#: The variables kept as LaTeX source in ``csl.Item.latex`` (variable, fields in the order
+#: pandoc picks them: the first readable one): long texts that few styles print, so that the
+#: others never decode them (an abstract cost ~60% of converting a real bibliography).
+_LAZY: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("abstract", ("abstract",)),
+    ("annote", ("annotation", "annote")),
+    ("keyword", ("keywords",)),
+)
+
+
+@lru_cache(maxsize=65536)
+def _from_latex(sources: tuple[str, ...]) -> ir.Inlines | None:
+    """A variable of ``_LAZY`` converted as an eager one is (``_Ctx.pick`` over plain fields,
+    then the same ``pandoc_to_inlines``); ``None`` when no candidate is readable. Bounded as
+    ``refbook.items``' memo of items: a style that prints abstracts converts each once even
+    when sorting reads items in turn (only values read are held)."""
+    for value in sources:
+        nodes = latex.parse(value)
+        if nodes is not None:
+            return latex.pandoc_to_inlines(nodes, groups_nocase=False)
+    return None
+
+
+csl._from_latex = _from_latex
 
 
 def _split_colons(nodes: PInlines) -> list[PInline]:
@@ -1096,7 +1121,7 @@ def csl_to_json(item: csl.Item) -> dict[str, Any]:
     keeps what ``--citeproc`` renders.
     """
     out: dict[str, Any] = {"id": item.id, "type": item.type}
-    for k, v in item.text:
+    for k, v in item.rich():
         out[k] = _render(v, _Render())
     for k, names in item.names:
         out[k] = [_name_json(n) for n in names]

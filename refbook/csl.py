@@ -4,11 +4,17 @@ The vocabulary is CSL's (types ``article-journal``, ``paper-conference`` …; va
 ``container-title``, ``page`` …), so BibTeX, BibLaTeX and CSL-JSON input meet in one shape.
 ``refbook.bibtex_csl`` maps a BibTeX entry here the way pandoc does; ``refbook.readers.csl_json``
 reads CSL-JSON directly.
+
+Rich variables that styles seldom print (``abstract``, ``annote``, ``keyword``) stay as their
+LaTeX source in :attr:`Item.latex` and are converted when something first reads them
+(:meth:`Item.var`): a style that never prints an abstract never pays for decoding one
+(docs/design/performance.md, "Converting only what a style prints").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from refbook.ir import Inlines
 
@@ -27,6 +33,23 @@ class Name:
     others: bool = False
     #: the suffix follows a comma even in display order ("Doe, Jr."; CSL-JSON ``comma-suffix``)
     comma_suffix: bool = False
+    # names are memo keys of the style engine on their own: hashed once (as Item, below)
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h == 0:
+            h = hash((self.family, self.given, self.non_dropping_particle,
+                      self.dropping_particle, self.suffix, self.literal, self.others,
+                      self.comma_suffix))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __reduce__(self) -> tuple[Callable[..., Name], tuple[object, ...]]:
+        # the constructor's arguments only: a cached hash must not travel to another process
+        return (Name, (self.family, self.given, self.non_dropping_particle,
+                       self.dropping_particle, self.suffix, self.literal, self.others,
+                       self.comma_suffix))
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +71,25 @@ class Date:
     literal: str = ""
 
 
+#: a variable's LaTeX candidates → its inlines, ``None`` when none is readable (pandoc then
+#: ignores the field); set by ``refbook.bibtex_csl`` when it is first imported (it converts
+#: the source the way ``entry_to_item`` converts eager variables)
+_from_latex: Callable[[tuple[str, ...]], Inlines | None] | None = None
+
+
+def latex_value(sources: tuple[str, ...]) -> Inlines | None:
+    """The inlines of a variable kept as LaTeX (memoized, bounded, in ``refbook.bibtex_csl``)."""
+    convert = _from_latex
+    if convert is None:
+        # imported on the first lazy read only: a build whose styles print no abstract never
+        # decodes LaTeX for one (tests/mkdocs/test_lazy_imports.py)
+        from refbook import bibtex_csl  # noqa: F401  (sets _from_latex)
+
+        convert = _from_latex
+        assert convert is not None
+    return convert(sources)
+
+
 @dataclass(frozen=True, slots=True)
 class Item:
     """One entry as CSL sees it.
@@ -55,7 +97,12 @@ class Item:
     ``text`` holds rich variables (title, container-title, publisher, note …) as inline trees;
     ``names`` the name variables (author, editor, translator …); ``dates`` the date variables
     (issued, accessed, event-date …). All three are tuples of (variable, value) pairs in a stable
-    order, so items hash and compare.
+    order, so items hash and compare. ``latex`` holds rich variables not converted yet: (variable,
+    LaTeX candidates, the first readable one wins); :meth:`var` converts them on first read, so
+    hash and equality stay those of the content (the source), whoever read what.
+
+    The hash is computed once per item (items are memo keys of the style engine, hashed for every
+    lookup) and never pickled: string hashes differ between processes.
     """
 
     id: str
@@ -64,12 +111,42 @@ class Item:
     names: tuple[tuple[str, tuple[Name, ...]], ...] = ()
     dates: tuple[tuple[str, Date], ...] = ()
     language: str = ""
+    latex: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h == 0:
+            h = hash((self.id, self.type, self.text, self.names, self.dates, self.language,
+                      self.latex))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __reduce__(self) -> tuple[Callable[..., Item], tuple[object, ...]]:
+        # the constructor's arguments only: a cached hash must not travel to another process
+        return (Item, (self.id, self.type, self.text, self.names, self.dates, self.language,
+                       self.latex))
 
     def var(self, name: str) -> Inlines:
         for k, v in self.text:
             if k == name:
                 return v
+        for k, sources in self.latex:
+            if k == name:
+                return latex_value(sources) or ()
         return ()
+
+    def rich(self) -> tuple[tuple[str, Inlines], ...]:
+        """Every rich variable with its inlines, by name (those kept as LaTeX converted, left out
+        when unreadable): what an export of the whole item shows."""
+        if not self.latex:
+            return self.text
+        out = list(self.text)
+        for k, sources in self.latex:
+            value = latex_value(sources)
+            if value is not None:
+                out.append((k, value))
+        return tuple(sorted(out, key=lambda kv: kv[0]))
 
     def has(self, name: str) -> bool:
         return bool(self.var(name)) or bool(self.name_list(name)) or self.date(name) is not None

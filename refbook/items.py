@@ -56,8 +56,13 @@ def _item(entry: Entry, language: str = "en-US") -> Item:
     return item
 
 
+#: the shape of the items memo file's values; a new one (2: ``Item.latex``, variables kept as
+#: LaTeX until read) makes older files misses even where the code stamp cannot tell
+_FORMAT = 2
+
+
 def _memo_file(memo_dir: str) -> Path:
-    return Path(memo_dir) / f"items-{__version__}-{code_stamp()}.pickle"
+    return Path(memo_dir) / f"items-{_FORMAT}-{__version__}-{code_stamp()}.pickle"
 
 
 def clear_memo() -> None:

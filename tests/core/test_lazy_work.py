@@ -10,12 +10,14 @@ import random
 from pathlib import Path
 
 import pytest
+import pyuca
 from pyuca import Collator
 
 from refbook.csl import Date, DatePart, Item, Name
 from refbook.ir import Text
 from refbook.render.text import to_text
 from refbook.styles import get_style
+from refbook.styles.csl import uca
 from refbook.styles.csl.engine import Evaluator
 from refbook.styles.csl.uca import LazyCollator
 
@@ -42,6 +44,30 @@ def test_lazy_collator_gives_pyuca_sort_keys() -> None:
     assert len(words) > 3000
     differing = [w for w in words if ours.sort_key(w) != theirs.sort_key(w)]
     assert differing == []
+
+
+def test_every_pyuca_table_has_what_the_sorted_lines_rely_on() -> None:
+    # LazyCollator finds a code point's lines by bisecting the sorted lines: each weight line
+    # must start with its first code point and a space, and no code point sequence may have two
+    # lines (pyuca keeps the later one; sorted lines would not know which came later)
+    tables = sorted(Path(pyuca.__file__).parent.glob("allkeys-*.txt"))
+    assert tables
+    for table in tables:
+        seen: set[str] = set()
+        for m in uca._LINE.finditer(table.read_text(encoding="utf-8")):
+            line = m.string[m.start():m.string.find("\n", m.start())]
+            assert line.startswith(m.group(1) + " "), (table.name, line)
+            sequence = m.group(1) + m.group(2)
+            assert sequence not in seen, (table.name, line)
+            seen.add(sequence)
+
+
+def test_lazy_collator_reads_any_pyuca_table_as_pyuca_does() -> None:
+    words = _words()[::7]
+    for table in sorted(Path(pyuca.__file__).parent.glob("allkeys-*.txt")):
+        ours, theirs = LazyCollator(str(table)), Collator(str(table))
+        assert ours.implicit_weights == theirs.implicit_weights, table.name
+        assert [w for w in words if ours.sort_key(w) != theirs.sort_key(w)] == [], table.name
 
 
 def _item(key: str, family: str, year: int, title: str) -> Item:
@@ -81,18 +107,20 @@ def test_ties_on_the_first_keys_still_sort_by_the_later_ones() -> None:
 
 
 def test_style_plugins_are_looked_up_once_per_sys_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata
     import sys
 
     from refbook import styles
 
     scans: list[str] = []
-    original = styles.entry_points
+    # refbook.styles imports it when it first looks (a process that names no style never does)
+    original = importlib.metadata.entry_points
 
     def counting(**kw):  # type: ignore[no-untyped-def]
         scans.append(kw["group"])
         return original(**kw)
 
-    monkeypatch.setattr(styles, "entry_points", counting)
+    monkeypatch.setattr(importlib.metadata, "entry_points", counting)
     monkeypatch.setattr(sys, "path", [*sys.path, "/nonexistent-refbook-test-path"])
     first = styles.available_styles()
     for _ in range(50):  # a Sphinx build asks once per page

@@ -52,6 +52,14 @@ def test_a_book_that_cites_nothing_imports_none_of_the_heavy_modules(project: Pr
     assert _imported(project) == []
 
 
+def test_a_book_that_cites_nothing_imports_no_style_engine(project: Project) -> None:
+    # choosing and checking the style reads the CSL file only; the engine formats
+    project.page("index.md", "# Book\n\nNo citations here.\n")
+    engine = ("refbook.styles.csl.processor", "refbook.styles.csl.engine",
+              "refbook.styles.csl.output")
+    assert _imported(project, engine) == []
+
+
 def test_a_cited_book_imports_the_collation_table_only(project: Project) -> None:
     project.page("index.md", "# Book\n\nSee [@smith2020a; @doe2019] and @lee2021.\n")
     assert _imported(project) == ["pyuca"]

@@ -772,10 +772,26 @@ class Evaluator:
             return frozenset()
         if self._present_item is not item:
             self._present_item = item
-            self._present_vars = frozenset(
-                [k for k, _ in item.text if item.var(k)]
-                + [k for k, _ in item.names if item.name_list(k)]
-                + [k for k, _ in item.dates if item.date(k) is not None])
+            present = ([k for k, _ in item.text if item.var(k)]
+                       + [k for k, _ in item.names if item.name_list(k)]
+                       + [k for k, _ in item.dates if item.date(k) is not None])
+            if item.latex:
+                # variables still LaTeX (abstract, annote, keyword) are converted to learn
+                # whether they are empty only when the style names them somewhere (tests,
+                # prints, sorts on them): the others cannot change which branch holds
+                named: frozenset[str] | None = getattr(self, "_style_words", None)
+                if named is None:
+                    words: set[str] = set()
+                    stack = [self.style.root]
+                    while stack:
+                        n = stack.pop()
+                        for value in n.attrs.values():
+                            words.update(value.split())
+                        stack.extend(n.children)
+                    named = frozenset(words)
+                    setattr(self, "_style_words", named)  # noqa: B010  (one method of ours)
+                present += [k for k, _ in item.latex if k in named and item.var(k)]
+            self._present_vars = frozenset(present)
         return self._present_vars
 
     def _position_matches(self, v: str) -> bool:
