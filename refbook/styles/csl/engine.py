@@ -289,7 +289,13 @@ def initialize(text: str, make_initials: bool, with_hyphen: bool, initialize_wit
 
 
 def _is_byzantine(name: Name) -> bool:
-    s = name.family + name.given
+    return _is_byzantine_text(name.family + name.given)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_byzantine_text(s: str) -> bool:
+    """Whether a name's letters are all of scripts written with spaces (not CJK, Arabic …);
+    remembered per name text: the same names come back for every sort key and layout."""
     return all(ord(c) < 0x0590 or 0x1E00 <= ord(c) < 0x2000 or not c.isalpha() for c in s)
 
 
@@ -483,8 +489,6 @@ class Evaluator:
         self._present_item: Item | None = None
         self._present_vars: frozenset[str] = frozenset()
         self._choices: dict[tuple[int, str, frozenset[str]], tuple[Node, int, bool]] = {}
-        #: the current item's choices by choose element (emptied when the item changes)
-        self._item_choices: dict[int, tuple[Node, int, bool]] = {}
         self._locator_words: frozenset[str] | None = None
         self._date_plans: dict[int, tuple[Node, str, Formatting, list[Node]]] = {}
 
@@ -747,20 +751,13 @@ class Evaluator:
         # most branches test only the item's type and which variables it has: which of those
         # comes first is looked up per (choose, type, variables), not tested for every item
         item = self.item
-        if item is not self._present_item:
-            self._present()  # a new item: its variables, and no choices looked up yet
-        # the same item goes through the same choose elements for its sort keys, citation
-        # forms and entry: the branch is looked up once per item and element
-        hit = self._item_choices.get(id(n))
+        present = (self._present_vars if item is self._present_item and item is not None
+                   else self._present())
+        key = (id(n), item.type if item is not None else "",
+               present & (tested if tested is not None else _tested_variables(n)))
+        hit = self._choices.get(key)
         if hit is None or hit[0] is not n:
-            key = (id(n), item.type if item is not None else "",
-                   (self._present_vars if item is not None else _NONE)
-                   & (tested if tested is not None else _tested_variables(n)))
-            hit = self._choices.get(key)
-            if hit is None or hit[0] is not n:
-                hit = self._choices[key] = (n, *self._first_static_branch(branches))
-            if item is not None:
-                self._item_choices[id(n)] = hit
+            hit = self._choices[key] = (n, *self._first_static_branch(branches))
         _, start, decided = hit
         if decided:
             return self.elements(branches[start].children) if start < len(branches) else []
@@ -844,7 +841,6 @@ class Evaluator:
             return frozenset()
         if self._present_item is not item:
             self._present_item = item
-            self._item_choices = {}
             self._present_vars = frozenset(
                 [k for k, _ in item.text if item.var(k)]
                 + [k for k, _ in item.names if item.name_list(k)]

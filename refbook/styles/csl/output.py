@@ -376,6 +376,13 @@ class _CaseWalker:
 
 
 def case_transform(inl: Inlines, mode: str) -> Inlines:
+    """``inl`` in the text case ``mode``; remembered per (text, mode): a title is often cased
+    for its item's sort key and again for its entry, and twins in a bibliography repeat."""
+    return _case_transform(inl, mode)
+
+
+@functools.lru_cache(maxsize=4096)
+def _case_transform(inl: Inlines, mode: str) -> Inlines:
     if mode.endswith("-tr"):
         # Turkish/Azeri upper and lower case (the engine marks the mode from the item's
         # language): the dotted capital İ and the dotless small ı first, then the usual rule
@@ -507,10 +514,12 @@ def _render(o: Out) -> Inlines:
 
 def _render_linked(o: Out) -> Inlines:
     """``render`` with a ``cite-item`` span around each cited item."""
+    if type(o) is Fmt:
+        return _render_fmt(o, _render_linked)
+    if type(o) is Lit:
+        return o.inl
     if o is None:
         return ()
-    if isinstance(o, Lit):
-        return o.inl
     if isinstance(o, Tag):
         inner = _render_linked(o.kid)
         if o.kind == "item" and inner:
@@ -520,6 +529,7 @@ def _render_linked(o: Out) -> Inlines:
     if isinstance(o, Linked):
         parts = [r for r in (_render_linked(k) for k in o.kids) if r]
         return (Link(o.url, concat(fix_punct(parts))),)
+    assert isinstance(o, Fmt)
     return _render_fmt(o, _render_linked)
 
 
