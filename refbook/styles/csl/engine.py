@@ -456,6 +456,21 @@ def _without_delimiter(f: Formatting) -> Formatting:
     return bare
 
 
+_WITH_DELIMITER: dict[tuple[int, str], tuple[Formatting, Formatting]] = {}
+
+
+def _with_delimiter(f: Formatting, delimiter: str) -> Formatting:
+    """``f`` with ``delimiter`` (a style's names-delimiter), once per formatting."""
+    hit = _WITH_DELIMITER.get((id(f), delimiter))
+    if hit is not None and hit[0] is f:
+        return hit[1]
+    if len(_WITH_DELIMITER) > 4096:
+        _WITH_DELIMITER.clear()
+    made = replace(f, delimiter=delimiter)
+    _WITH_DELIMITER[(id(f), delimiter)] = (f, made)
+    return made
+
+
 @functools.lru_cache(maxsize=1024)
 def _prefixed(prefix: str) -> Formatting:
     """The formatting that puts ``prefix`` before a name (the delimiters between names)."""
@@ -1259,8 +1274,7 @@ class Evaluator:
         assert self.item is not None
         vars_, f, name_node, etal_node, label_node, subst, label_before = _names_parts(n)
         if f.delimiter is None and "names-delimiter" in self.name_opts:
-            f = Formatting(**{**{k: getattr(f, k) for k in Formatting.__slots__},
-                              "delimiter": self.name_opts["names-delimiter"]})
+            f = _with_delimiter(f, self.name_opts["names-delimiter"])
         if self.subst_names is not None:
             outer = self.subst_names
             name_node = name_node or next((c for c in outer.children if c.tag == "name"), None)

@@ -296,8 +296,16 @@ class Processor:
         value = memo[key] = compute()
         return value
 
+    def _basic_out(self, key: str) -> Out:
+        """The item's first cite in its current disambiguation state, rendered once per
+        content and state (the passes of the global given-name rule and of ``_ambiguities``
+        read the same forms). Twins share it: its readers use its text and names, never
+        the key in its item tag."""
+        return self._memo(("basic-out", self.anon[key], _disamb_key(self.disamb[key])),
+                          lambda: self._render_basic(key))
+
     def _basic(self, key: str) -> tuple[str, list[Name]]:
-        out = self._render_basic(key)
+        out = self._basic_out(key)
         names: list[Name] = []
         for n in universe(out):
             if isinstance(n, Tag) and n.kind == "names" and isinstance(n.data, tuple):
@@ -494,7 +502,7 @@ class Processor:
         initials_only = rule.endswith("-with-initials")
         shown: dict[str, list[Name]] = {}
         for key in self.items:
-            names = [n.data for n in universe(self._render_basic(key))
+            names = [n.data for n in universe(self._basic_out(key))
                      if isinstance(n, Tag) and n.kind == "name" and isinstance(n.data, csl.Name)]
             shown[key] = names[:1] if primary else names
         def person(n: Name) -> str:  # "J.J." and "J. J." are one person
