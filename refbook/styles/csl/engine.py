@@ -669,17 +669,48 @@ class Evaluator:
         out: list[Out] = []
         # one output per element but for choose (its branch's outputs) and the elements that
         # give none; no list per element on the hot path, no None kept (every consumer of
-        # these lists drops them anyway)
+        # these lists drops them anyway). Choose, groups and macro calls are evaluated here,
+        # as choose() and group() do for other callers: one call fewer per element on the
+        # engine's hottest path
         for step, n, children, f, tested in plan[1]:
             if step is _CHOOSE:
-                out.extend(self.choose(n, tested))
+                # most branches test only the item's type and which variables it has: which
+                # of those holds first is looked up per (choose, type, tested variables)
+                item = self.item
+                present = (self._present_vars if item is self._present_item and item is not None
+                           else self._present())
+                key = (id(n), item.type if item is not None else "", present & tested)
+                hit = self._choices.get(key)
+                if hit is None or hit[0] is not n:
+                    hit = self._choices[key] = (n, *self._first_static_branch(n.children))
+                _, start, decided = hit
+                branches = n.children
+                if decided:
+                    if start < len(branches):
+                        out.extend(self.elements(branches[start].children))
+                    continue
+                for branch in branches[start:]:
+                    if branch.tag == "else" or self._test(branch.attrs):
+                        out.extend(self.elements(branch.children))
+                        break
                 continue
-            if step is _MACRO:
-                r = self.group(children, f, is_macro=True)
-            elif step is _GROUP:
-                r = self.group(children, f, is_macro=False)
-            else:
-                r = step(self, n, f)  # type: ignore[operator]
+            if step is _MACRO or step is _GROUP:
+                # group(), inlined
+                count = self.var_count
+                old_called, old_nonempty = count
+                xs = self.elements(children)
+                if count[0] != old_called and count[1] == old_nonempty:
+                    continue  # variables asked, none found: the group is suppressed
+                if step is _MACRO:
+                    count[0] += 1
+                    count[1] += 1
+                if xs:
+                    if f.text_case == "title" and not self._is_english():
+                        f = Formatting(**{k: getattr(f, k) for k in Formatting.__slots__
+                                          if k != "text_case"})
+                    out.append(Fmt(f, xs))
+                continue
+            r = step(self, n, f)  # type: ignore[operator]
             if r is not None:
                 out.append(r)
         return out
