@@ -12,7 +12,7 @@ import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from refbook.ir import Inlines, Text
 from refbook.models import MAX_DIGITS
@@ -24,6 +24,7 @@ from refbook.styles.csl.output import (
     Lit,
     Out,
     Tag,
+    first_char,
     formatted,
     grouped,
     lit,
@@ -233,6 +234,7 @@ def _initialize_marked(text: str, make_initials: bool, with_hyphen: bool,
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=8192)
 def initialize(text: str, make_initials: bool, with_hyphen: bool, initialize_with: str) -> str:
     """citeproc's initialize: "John Ronald" -> "J. R." (already-initialized parts kept)."""
     words: list[tuple[bool, str]] = []  # (already_initial, text)
@@ -472,6 +474,28 @@ def _with_delimiter(f: Formatting, delimiter: str) -> Formatting:
 
 
 @functools.lru_cache(maxsize=1024)
+def _delimited(delimiter: str) -> Formatting:
+    """The formatting that joins name parts with ``delimiter``."""
+    return Formatting(delimiter=delimiter)
+
+
+_REPLACED: dict[tuple[int, str], tuple[Formatting, Formatting]] = {}
+
+
+def _without(f: Formatting, attr: Literal["prefix", "suffix"]) -> Formatting:
+    """``f`` without its ``attr`` ("prefix", "suffix"), once per formatting (date parts'
+    formattings come from the style nodes' caches)."""
+    hit = _REPLACED.get((id(f), attr))
+    if hit is not None and hit[0] is f:
+        return hit[1]
+    if len(_REPLACED) > 4096:
+        _REPLACED.clear()
+    made = replace(f, prefix=None) if attr == "prefix" else replace(f, suffix=None)
+    _REPLACED[(id(f), attr)] = (f, made)
+    return made
+
+
+@functools.lru_cache(maxsize=1024)
 def _prefixed(prefix: str) -> Formatting:
     """The formatting that puts ``prefix`` before a name (the delimiters between names)."""
     return Formatting(prefix=prefix)
@@ -631,7 +655,7 @@ class Evaluator:
                 return None
             return (Text(re.split(r"[,;\-\u2013]", stringify(v))[0]),)
         v = self.item.var(var)
-        if v and stringify(v):
+        if v and first_char(v):  # some text in it (stringify(v) would build all of it)
             self._count(1, 1)
             return v
         self._count(1, 0)
@@ -1577,15 +1601,15 @@ def _space(x: Out, y: Out) -> Out:
         t = stringify(x.inl)
         if t[-1:] in ("\u2019", "'", "-", EN_DASH, "\xa0"):
             return Fmt(NO_FORMAT, [x, y])
-        return Fmt(Formatting(delimiter=" "), [x, y])
+        return Fmt(_delimited(" "), [x, y])
     if isinstance(x, Fmt):
         if (x.f.suffix or "").endswith(" "):
             return Fmt(NO_FORMAT, [x, y])
         t = stringify(render(x))
         if t[-1:] in ("\u2019", "'", "-", EN_DASH, "\xa0"):
             return Fmt(NO_FORMAT, [x, y])
-        return Fmt(Formatting(delimiter=" "), [x, y])
-    return Fmt(Formatting(delimiter=" "), [x, y])
+        return Fmt(_delimited(" "), [x, y])
+    return Fmt(_delimited(" "), [x, y])
 
 
 def _sep(x: Out, y: Out, sep: str) -> Out:
@@ -1593,7 +1617,7 @@ def _sep(x: Out, y: Out, sep: str) -> Out:
         return x
     if x is None:
         return y
-    return Fmt(Formatting(delimiter=sep), [x, y])
+    return Fmt(_delimited(sep), [x, y])
 
 
 def _join_particle(p: str, fam: str) -> str:
@@ -1605,8 +1629,7 @@ def _remove_last_suffix(xs: list[Out]) -> list[Out]:
         return xs
     last = xs[-1]
     if isinstance(last, Fmt):
-        return [*xs[:-1], Fmt(Formatting(**{**{k: getattr(last.f, k) for k in Formatting.__slots__},
-                                             "suffix": None}), last.kids)]
+        return [*xs[:-1], Fmt(_without(last.f, "suffix"), last.kids)]
     return xs
 
 
@@ -1615,8 +1638,7 @@ def _remove_first_prefix(xs: list[Out]) -> list[Out]:
         return xs
     first = xs[0]
     if isinstance(first, Fmt):
-        return [Fmt(Formatting(**{**{k: getattr(first.f, k) for k in Formatting.__slots__},
-                                  "prefix": None}), first.kids), *xs[1:]]
+        return [Fmt(_without(first.f, "prefix"), first.kids), *xs[1:]]
     return xs
 
 
@@ -1647,8 +1669,11 @@ def _date_part_key(p: DatePart) -> str:
     return f"{era}{p.month:02d}{p.day:02d}"
 
 
+_SORT_KEY_SPLIT = re.compile(r"[\s'\u2019,\u02be\u02bf]+")
+
+
 def _normalize_sort_key(text: str) -> list[str]:
-    return [p for p in re.split(r"[\s'\u2019,\u02be\u02bf]+", text.casefold()) if p]
+    return [p for p in _SORT_KEY_SPLIT.split(text.casefold()) if p]
 
 
 def _universe_tags(o: Out, kind: str) -> list[Tag]:
