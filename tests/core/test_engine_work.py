@@ -11,6 +11,7 @@ from refbook.ir import Text
 from refbook.render.text import to_text
 from refbook.styles import get_style
 from refbook.styles.csl.engine import Evaluator
+from refbook.styles.csl.processor import CiteItem
 
 
 def _item(key: str, family: str, year: int, title: str) -> Item:
@@ -156,6 +157,6 @@ def test_global_given_name_rule_and_ambiguity_passes_share_one_citation_render(
     p = get_style("apa").processor([smith_a, smith_b, alone])
     assert calls.count("alone") == 1
     # the Smiths got their initials (the rule's work), rendered again in that state
-    assert calls.count("sa") == 2 and calls.count("sb") == 2
-    from refbook.styles.csl.processor import CiteItem
+    assert calls.count("sa") == 2
+    assert calls.count("sb") == 2
     assert to_text(p.cite([CiteItem("sa")])).startswith("(A. Globalsmith")
