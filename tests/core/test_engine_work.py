@@ -11,6 +11,7 @@ from refbook.ir import Text
 from refbook.render.text import to_text
 from refbook.styles import get_style
 from refbook.styles.csl.engine import Evaluator
+from refbook.styles.csl.processor import CiteItem
 
 
 def _item(key: str, family: str, year: int, title: str) -> Item:
@@ -137,3 +138,25 @@ def test_title_chunks_match_their_definition() -> None:
     texts.extend("".join(chr(rng.randrange(0x20, 0x30000)) for _ in range(rng.randint(1, 6)))
                  for _ in range(5000))
     assert [t for t in texts if split_chunks(t) != _chunks_by_definition(t)] == []
+
+
+def test_global_given_name_rule_and_ambiguity_passes_share_one_citation_render(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # APA's givenname-disambiguation-rule (primary-name-with-initials) reads every item's
+    # first cite before the ambiguity passes read it again: an item whose state none of the
+    # passes changes is rendered once (it was rendered once per pass of the rule and again
+    # for the ambiguities)
+    calls = _counting(monkeypatch, "layout")
+    smith_a = Item("sa", "book", text=(("title", (Text("One"),)),),
+                   names=(("author", (Name(family="Globalsmith", given="Ann"),)),),
+                   dates=(("issued", Date(start=DatePart(2001))),))
+    smith_b = Item("sb", "book", text=(("title", (Text("Two"),)),),
+                   names=(("author", (Name(family="Globalsmith", given="Bob"),)),),
+                   dates=(("issued", Date(start=DatePart(2002))),))
+    alone = _item("alone", "Globalalone", 2003, "Three")
+    p = get_style("apa").processor([smith_a, smith_b, alone])
+    assert calls.count("alone") == 1
+    # the Smiths got their initials (the rule's work), rendered again in that state
+    assert calls.count("sa") == 2
+    assert calls.count("sb") == 2
+    assert to_text(p.cite([CiteItem("sa")])).startswith("(A. Globalsmith")

@@ -8,9 +8,11 @@ the CSL 1.0.2 specification as citeproc implements it.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from refbook.ir import Inlines, Text
 from refbook.models import MAX_DIGITS
@@ -22,6 +24,7 @@ from refbook.styles.csl.output import (
     Lit,
     Out,
     Tag,
+    first_char,
     formatted,
     grouped,
     lit,
@@ -231,6 +234,7 @@ def _initialize_marked(text: str, make_initials: bool, with_hyphen: bool,
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=8192)
 def initialize(text: str, make_initials: bool, with_hyphen: bool, initialize_with: str) -> str:
     """citeproc's initialize: "John Ronald" -> "J. R." (already-initialized parts kept)."""
     words: list[tuple[bool, str]] = []  # (already_initial, text)
@@ -287,7 +291,13 @@ def initialize(text: str, make_initials: bool, with_hyphen: bool, initialize_wit
 
 
 def _is_byzantine(name: Name) -> bool:
-    s = name.family + name.given
+    return _is_byzantine_text(name.family + name.given)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_byzantine_text(s: str) -> bool:
+    """Whether a name's letters are all of scripts written with spaces (not CJK, Arabic …);
+    remembered per name text: the same names come back for every sort key and layout."""
     return all(ord(c) < 0x0590 or 0x1E00 <= ord(c) < 0x2000 or not c.isalpha() for c in s)
 
 
@@ -358,11 +368,11 @@ def _name_node_parts(name_node: Node | None
     return parts
 
 
-#: what ``Evaluator.elements`` does for one element: choose, a macro call, a group, or the tag
-#: of another element that gives one output (``_single``)
+#: what ``Evaluator.elements`` does for one element: choose, a macro call, a group, or (for
+#: the other elements that give one output) the unbound method that evaluates it
 _CHOOSE, _MACRO, _GROUP = "choose", "macro call", "group"
 #: (step, element, its children or its macro's, its formatting, the variables a choose tests)
-_Step: TypeAlias = "tuple[str, Node, list[Node], Formatting, frozenset[str]]"
+_Step: TypeAlias = "tuple[object, Node, list[Node], Formatting, frozenset[str]]"
 _NONE: frozenset[str] = frozenset()
 _PLANS: dict[int, tuple[list[Node], tuple[_Step, ...]]] = {}
 
@@ -383,7 +393,7 @@ def _plan(nodes: list[Node], macros: dict[str, Node]) -> tuple[_Step, ...]:
         elif tag == "group":
             steps.append((_GROUP, n, n.children, formatting_of(n.attrs), _NONE))
         elif tag in _SINGLE_OUTPUT:
-            steps.append((tag, n, n.children, NO_FORMAT, _NONE))
+            steps.append((_SINGLE_STEPS[tag], n, n.children, formatting_of(n.attrs), _NONE))
     return tuple(steps)
 
 
@@ -409,6 +419,86 @@ def _names_formatting(name_f: Formatting, f: Formatting) -> tuple[Formatting, Fo
         _NAMES_FORMATTING.clear()
     _NAMES_FORMATTING[(id(name_f), id(f))] = (name_f, f, inner, outer)
     return inner, outer
+
+
+_AFFIX_SPLIT: dict[int, tuple[Formatting, Formatting, Formatting]] = {}
+
+
+def _affix_split(f: Formatting) -> tuple[Formatting, Formatting]:
+    """``f`` without its affixes, and its affixes alone (a name part's formatting goes on the
+    part, its affixes around the part and its particles): worked out once per formatting,
+    which comes from a style node's cache."""
+    hit = _AFFIX_SPLIT.get(id(f))
+    if hit is not None and hit[0] is f:
+        return hit[1], hit[2]
+    bare = replace(f, prefix=None, suffix=None)
+    affixes = Formatting(prefix=f.prefix, suffix=f.suffix)
+    # the shared instance when nothing is left, which rendering recognizes at once
+    bare = NO_FORMAT if bare == NO_FORMAT else bare
+    affixes = NO_FORMAT if affixes == NO_FORMAT else affixes
+    if len(_AFFIX_SPLIT) > 4096:
+        _AFFIX_SPLIT.clear()
+    _AFFIX_SPLIT[id(f)] = (f, bare, affixes)
+    return bare, affixes
+
+
+_NO_DELIMITER: dict[int, tuple[Formatting, Formatting]] = {}
+
+
+def _without_delimiter(f: Formatting) -> Formatting:
+    """``f`` without its delimiter (a date part's), once per formatting."""
+    hit = _NO_DELIMITER.get(id(f))
+    if hit is not None and hit[0] is f:
+        return hit[1]
+    bare = replace(f, delimiter=None)
+    bare = NO_FORMAT if bare == NO_FORMAT else bare
+    if len(_NO_DELIMITER) > 4096:
+        _NO_DELIMITER.clear()
+    _NO_DELIMITER[id(f)] = (f, bare)
+    return bare
+
+
+_WITH_DELIMITER: dict[tuple[int, str], tuple[Formatting, Formatting]] = {}
+
+
+def _with_delimiter(f: Formatting, delimiter: str) -> Formatting:
+    """``f`` with ``delimiter`` (a style's names-delimiter), once per formatting."""
+    hit = _WITH_DELIMITER.get((id(f), delimiter))
+    if hit is not None and hit[0] is f:
+        return hit[1]
+    if len(_WITH_DELIMITER) > 4096:
+        _WITH_DELIMITER.clear()
+    made = replace(f, delimiter=delimiter)
+    _WITH_DELIMITER[(id(f), delimiter)] = (f, made)
+    return made
+
+
+@functools.lru_cache(maxsize=1024)
+def _delimited(delimiter: str) -> Formatting:
+    """The formatting that joins name parts with ``delimiter``."""
+    return Formatting(delimiter=delimiter)
+
+
+_REPLACED: dict[tuple[int, str], tuple[Formatting, Formatting]] = {}
+
+
+def _without(f: Formatting, attr: Literal["prefix", "suffix"]) -> Formatting:
+    """``f`` without its ``attr`` ("prefix", "suffix"), once per formatting (date parts'
+    formattings come from the style nodes' caches)."""
+    hit = _REPLACED.get((id(f), attr))
+    if hit is not None and hit[0] is f:
+        return hit[1]
+    if len(_REPLACED) > 4096:
+        _REPLACED.clear()
+    made = replace(f, prefix=None) if attr == "prefix" else replace(f, suffix=None)
+    _REPLACED[(id(f), attr)] = (f, made)
+    return made
+
+
+@functools.lru_cache(maxsize=1024)
+def _prefixed(prefix: str) -> Formatting:
+    """The formatting that puts ``prefix`` before a name (the delimiters between names)."""
+    return Formatting(prefix=prefix)
 
 
 class Evaluator:
@@ -439,6 +529,7 @@ class Evaluator:
         self._present_vars: frozenset[str] = frozenset()
         self._choices: dict[tuple[int, str, frozenset[str]], tuple[Node, int, bool]] = {}
         self._locator_words: frozenset[str] | None = None
+        self._date_plans: dict[int, tuple[Node, str, Formatting, list[Node]]] = {}
 
     def _begin(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
                sort_key: bool = False, locator: str = "", label: str = "",
@@ -564,7 +655,7 @@ class Evaluator:
                 return None
             return (Text(re.split(r"[,;\-\u2013]", stringify(v))[0]),)
         v = self.item.var(var)
-        if v and stringify(v):
+        if v and first_char(v):  # some text in it (stringify(v) would build all of it)
             self._count(1, 1)
             return v
         self._count(1, 0)
@@ -595,21 +686,57 @@ class Evaluator:
     # ------------------------------------------------------------------ elements
 
     def elements(self, nodes: list[Node]) -> list[Out]:
+        """The outputs of a list of elements, those that gave nothing (None) left out."""
         plan = _PLANS.get(id(nodes))
         if plan is None or plan[0] is not nodes:
             plan = _PLANS[id(nodes)] = (nodes, _plan(nodes, self.style.macros))
         out: list[Out] = []
         # one output per element but for choose (its branch's outputs) and the elements that
-        # give none; no list per element on the hot path
+        # give none; no list per element on the hot path, no None kept (every consumer of
+        # these lists drops them anyway). Choose, groups and macro calls are evaluated here,
+        # as choose() and group() do for other callers: one call fewer per element on the
+        # engine's hottest path
         for step, n, children, f, tested in plan[1]:
             if step is _CHOOSE:
-                out.extend(self.choose(n, tested))
-            elif step is _MACRO:
-                out.append(self.group(children, f, is_macro=True))
-            elif step is _GROUP:
-                out.append(self.group(children, f, is_macro=False))
-            else:
-                out.append(self._single(n, step))
+                # most branches test only the item's type and which variables it has: which
+                # of those holds first is looked up per (choose, type, tested variables)
+                item = self.item
+                present = (self._present_vars if item is self._present_item and item is not None
+                           else self._present())
+                key = (id(n), item.type if item is not None else "", present & tested)
+                hit = self._choices.get(key)
+                if hit is None or hit[0] is not n:
+                    hit = self._choices[key] = (n, *self._first_static_branch(n.children))
+                _, start, decided = hit
+                branches = n.children
+                if decided:
+                    if start < len(branches):
+                        out.extend(self.elements(branches[start].children))
+                    continue
+                for branch in branches[start:]:
+                    if branch.tag == "else" or self._test(branch.attrs):
+                        out.extend(self.elements(branch.children))
+                        break
+                continue
+            if step is _MACRO or step is _GROUP:
+                # group(), inlined
+                count = self.var_count
+                old_called, old_nonempty = count
+                xs = self.elements(children)
+                if count[0] != old_called and count[1] == old_nonempty:
+                    continue  # variables asked, none found: the group is suppressed
+                if step is _MACRO:
+                    count[0] += 1
+                    count[1] += 1
+                if xs:
+                    if f.text_case == "title" and not self._is_english():
+                        f = Formatting(**{k: getattr(f, k) for k in Formatting.__slots__
+                                          if k != "text_case"})
+                    out.append(Fmt(f, xs))
+                continue
+            r = step(self, n, f)  # type: ignore[operator]
+            if r is not None:
+                out.append(r)
         return out
 
     def element(self, n: Node) -> list[Out]:
@@ -623,31 +750,41 @@ class Evaluator:
 
     def _single(self, n: Node, tag: str) -> Out:
         """The output of an element other than choose (a macro call names a known macro)."""
-        if tag == "text":
-            if "macro" in n.attrs:
-                return self.group(self.style.macros[n.attrs["macro"]].children,
-                                  formatting_of(n.attrs), is_macro=True)
-            return self.with_formatting(n, self.text(n))
+        if tag == "text" and "macro" in n.attrs:
+            return self.group(self.style.macros[n.attrs["macro"]].children,
+                              formatting_of(n.attrs), is_macro=True)
         if tag == "group":
             return self.group(n.children, formatting_of(n.attrs), is_macro=False)
-        if tag == "names":
-            return self.names(n)
-        if tag == "date":
-            return self.date_el(n)
-        if tag == "number":
-            return self.with_formatting(n, self.number(n))
+        step: Callable[[Evaluator, Node, Formatting], Out] = _SINGLE_STEPS[tag]
+        return step(self, n, formatting_of(n.attrs))
+
+    def _text_step(self, n: Node, f: Formatting) -> Out:
+        return self._formatted_by(f, self.text(n))
+
+    def _names_step(self, n: Node, f: Formatting) -> Out:
+        return self.names(n)
+
+    def _date_step(self, n: Node, f: Formatting) -> Out:
+        return self.date_el(n)
+
+    def _number_step(self, n: Node, f: Formatting) -> Out:
+        return self._formatted_by(f, self.number(n))
+
+    def _label_step(self, n: Node, f: Formatting) -> Out:
         return self.label_el(n.attrs["variable"], n.attrs.get("form", "long"),
-                             n.attrs.get("plural", "contextual"), formatting_of(n.attrs))
+                             n.attrs.get("plural", "contextual"), f)
 
     def with_formatting(self, n: Node, res: Out) -> Out:
-        f = formatting_of(n.attrs)
-        if f == NO_FORMAT:
+        return self._formatted_by(formatting_of(n.attrs), res)
+
+    def _formatted_by(self, f: Formatting, res: Out) -> Out:
+        if f is NO_FORMAT or res is None:
             return res
         if f.text_case == "title" and not self._is_english():
             f = Formatting(**{k: getattr(f, k) for k in Formatting.__slots__ if k != "text_case"})
         elif f.text_case in ("uppercase", "lowercase") and self._is_turkic():
             f = replace(f, text_case=f.text_case + "-tr")
-        return formatted(f, [res])
+        return Fmt(f, [res])
 
     def _is_turkic(self) -> bool:
         assert self.item is not None
@@ -663,17 +800,19 @@ class Evaluator:
         return lang.lower() == "en" or lang.lower().startswith("en-")
 
     def group(self, nodes: list[Node], f: Formatting, *, is_macro: bool) -> Out:
-        old_called, old_nonempty = self.var_count
+        count = self.var_count
+        old_called, old_nonempty = count
         xs = self.elements(nodes)
-        new_called, new_nonempty = self.var_count
-        empty = new_called != old_called and new_nonempty == old_nonempty
-        if is_macro and not empty:
-            self._count(1, 1)
-        if empty:
+        if count[0] != old_called and count[1] == old_nonempty:  # variables asked, none found
+            return None
+        if is_macro:
+            count[0] += 1
+            count[1] += 1
+        if not xs:
             return None
         if f.text_case == "title" and not self._is_english():
             f = Formatting(**{k: getattr(f, k) for k in Formatting.__slots__ if k != "text_case"})
-        return formatted(f, xs)
+        return Fmt(f, xs)
 
     def choose(self, n: Node, tested: frozenset[str] | None = None) -> list[Out]:
         """The outputs of the branch that holds; ``tested``: ``_tested_variables(n)`` when the
@@ -1067,6 +1206,25 @@ class Evaluator:
         return None
 
     def date_el(self, n: Node) -> Out:
+        hit = self._date_plans.get(id(n))
+        if hit is None or hit[0] is not n:
+            hit = self._date_plans[id(n)] = (n, *self._date_plan(n))
+        _, var, f, dps = hit
+        d = self.ask_date(var)
+        if d is None:
+            return None
+        if d.literal:
+            return formatted(f, [lit(d.literal)])
+        xs = self._format_date_parts(dps, d)
+        if all(x is None for x in xs):
+            self._count(0, -1)
+        suff = self.year_suffix()
+        return Tag("date", formatted(f, [*xs, suff]), d)
+
+    def _date_plan(self, n: Node) -> tuple[str, Formatting, list[Node]]:
+        """A ``<date>`` element's variable, formatting and date parts (a localized date's
+        merged with the locale's), worked out once per element and evaluator (the locale is
+        the style's): the merged parts are then the same nodes for every item."""
         var = n.attrs.get("variable", "")
         f = formatting_of(n.attrs)
         form = n.attrs.get("form")
@@ -1091,16 +1249,7 @@ class Evaluator:
                 dps = [d for d in dps if d.attrs.get("name") in allowed]
         else:
             dps = own
-        d = self.ask_date(var)
-        if d is None:
-            return None
-        if d.literal:
-            return formatted(f, [lit(d.literal)])
-        xs = self._format_date_parts(dps, d)
-        if all(x is None for x in xs):
-            self._count(0, -1)
-        suff = self.year_suffix()
-        return Tag("date", formatted(f, [*xs, suff]), d)
+        return var, f, dps
 
     def _format_date_parts(self, dps: list[Node], d: Date) -> list[Out]:
         start = d.start
@@ -1159,8 +1308,7 @@ class Evaluator:
         elif not n:
             return None
         form = dp.attrs.get("form", "long" if name != "day" else "numeric")
-        f = formatting_of(dp.attrs)
-        f = Formatting(**{**{k: getattr(f, k) for k in Formatting.__slots__}, "delimiter": None})
+        f = _without_delimiter(formatting_of(dp.attrs))
         suffix: list[Out] = []
         if name == "year":
             if n < 0:
@@ -1197,8 +1345,7 @@ class Evaluator:
         assert self.item is not None
         vars_, f, name_node, etal_node, label_node, subst, label_before = _names_parts(n)
         if f.delimiter is None and "names-delimiter" in self.name_opts:
-            f = Formatting(**{**{k: getattr(f, k) for k in Formatting.__slots__},
-                              "delimiter": self.name_opts["names-delimiter"]})
+            f = _with_delimiter(f, self.name_opts["names-delimiter"])
         if self.subst_names is not None:
             outer = self.subst_names
             name_node = name_node or next((c for c in outer.children if c.tag == "name"), None)
@@ -1354,15 +1501,16 @@ class Evaluator:
             elif self.in_sort_key:
                 outs.append(nm)
             elif idx == numnames:
-                outs.append(formatted(Formatting(prefix=before_last + and_delim), [nm]))
+                outs.append(formatted(_prefixed(before_last + and_delim), [nm]))
             else:
-                outs.append(formatted(Formatting(prefix=delim), [nm]))
+                outs.append(formatted(_prefixed(delim), [nm]))
         body = [*label, *outs] if label_before else [*outs, *label]
         return Tag("names", grouped(body), (var, names))
 
     def format_name(self, name: Name, order: int, opts: dict[str, str], f: Formatting,
                     parts: dict[str, Formatting]) -> Out:
-        hint = self.disamb.name_hints.get(name)
+        hints = self.disamb.name_hints
+        hint = hints.get(name) if hints else None  # no hints (most items): no hash of the name
         o = opts
         if hint == "initials" or (hint == "initials-primary" and order == 1):
             o = {**opts, "form": "long"}
@@ -1405,19 +1553,20 @@ class Evaluator:
                                        o["initialize-with"])
         sep = o.get("sort-separator", ", ")
 
+        fam_bare, fam_affixes = _affix_split(fam_f)
+        giv_bare, giv_affixes = _affix_split(giv_f)
+
         def fam_fmt(x: Out) -> Out:
-            return formatted(Formatting(**{**{k: getattr(fam_f, k) for k in Formatting.__slots__},
-                                           "prefix": None, "suffix": None}), [x])
+            return formatted(fam_bare, [x])
 
         def giv_fmt(x: Out) -> Out:
-            return formatted(Formatting(**{**{k: getattr(giv_f, k) for k in Formatting.__slots__},
-                                           "prefix": None, "suffix": None}), [x])
+            return formatted(giv_bare, [x])
 
         def fam_aff(xs: list[Out]) -> Out:
-            return formatted(Formatting(prefix=fam_f.prefix, suffix=fam_f.suffix), xs)
+            return formatted(fam_affixes, xs)
 
         def giv_aff(xs: list[Out]) -> Out:
-            return formatted(Formatting(prefix=giv_f.prefix, suffix=giv_f.suffix), xs)
+            return formatted(giv_affixes, xs)
 
         ndp = fam_fmt(lit(name.non_dropping_particle)) if name.non_dropping_particle else None
         dp = giv_fmt(lit(name.dropping_particle)) if name.dropping_particle else None
@@ -1468,15 +1617,15 @@ def _space(x: Out, y: Out) -> Out:
         t = stringify(x.inl)
         if t[-1:] in ("\u2019", "'", "-", EN_DASH, "\xa0"):
             return Fmt(NO_FORMAT, [x, y])
-        return Fmt(Formatting(delimiter=" "), [x, y])
+        return Fmt(_delimited(" "), [x, y])
     if isinstance(x, Fmt):
         if (x.f.suffix or "").endswith(" "):
             return Fmt(NO_FORMAT, [x, y])
         t = stringify(render(x))
         if t[-1:] in ("\u2019", "'", "-", EN_DASH, "\xa0"):
             return Fmt(NO_FORMAT, [x, y])
-        return Fmt(Formatting(delimiter=" "), [x, y])
-    return Fmt(Formatting(delimiter=" "), [x, y])
+        return Fmt(_delimited(" "), [x, y])
+    return Fmt(_delimited(" "), [x, y])
 
 
 def _sep(x: Out, y: Out, sep: str) -> Out:
@@ -1484,7 +1633,7 @@ def _sep(x: Out, y: Out, sep: str) -> Out:
         return x
     if x is None:
         return y
-    return Fmt(Formatting(delimiter=sep), [x, y])
+    return Fmt(_delimited(sep), [x, y])
 
 
 def _join_particle(p: str, fam: str) -> str:
@@ -1496,8 +1645,7 @@ def _remove_last_suffix(xs: list[Out]) -> list[Out]:
         return xs
     last = xs[-1]
     if isinstance(last, Fmt):
-        return [*xs[:-1], Fmt(Formatting(**{**{k: getattr(last.f, k) for k in Formatting.__slots__},
-                                             "suffix": None}), last.kids)]
+        return [*xs[:-1], Fmt(_without(last.f, "suffix"), last.kids)]
     return xs
 
 
@@ -1506,8 +1654,7 @@ def _remove_first_prefix(xs: list[Out]) -> list[Out]:
         return xs
     first = xs[0]
     if isinstance(first, Fmt):
-        return [Fmt(Formatting(**{**{k: getattr(first.f, k) for k in Formatting.__slots__},
-                                  "prefix": None}), first.kids), *xs[1:]]
+        return [Fmt(_without(first.f, "prefix"), first.kids), *xs[1:]]
     return xs
 
 
@@ -1538,14 +1685,24 @@ def _date_part_key(p: DatePart) -> str:
     return f"{era}{p.month:02d}{p.day:02d}"
 
 
+_SORT_KEY_SPLIT = re.compile(r"[\s'\u2019,\u02be\u02bf]+")
+
+
 def _normalize_sort_key(text: str) -> list[str]:
-    return [p for p in re.split(r"[\s'\u2019,\u02be\u02bf]+", text.casefold()) if p]
+    return [p for p in _SORT_KEY_SPLIT.split(text.casefold()) if p]
 
 
 def _universe_tags(o: Out, kind: str) -> list[Tag]:
     from refbook.styles.csl.output import universe
 
     return [n for n in universe(o) if isinstance(n, Tag) and n.kind == kind]
+
+
+#: the unbound methods that evaluate the elements giving one output, by tag
+_SINGLE_STEPS: dict[str, Callable[[Evaluator, Node, Formatting], Out]] = {
+    "text": Evaluator._text_step, "names": Evaluator._names_step, "date": Evaluator._date_step,
+    "number": Evaluator._number_step, "label": Evaluator._label_step,
+}
 
 
 def _link_titles(o: Out, url: str) -> Out:

@@ -376,6 +376,13 @@ class _CaseWalker:
 
 
 def case_transform(inl: Inlines, mode: str) -> Inlines:
+    """``inl`` in the text case ``mode``; remembered per (text, mode): a title is often cased
+    for its item's sort key and again for its entry, and twins in a bibliography repeat."""
+    return _case_transform(inl, mode)
+
+
+@functools.lru_cache(maxsize=4096)
+def _case_transform(inl: Inlines, mode: str) -> Inlines:
     if mode.endswith("-tr"):
         # Turkish/Azeri upper and lower case (the engine marks the mode from the item's
         # language): the dotted capital İ and the dotless small ı first, then the usual rule
@@ -470,27 +477,71 @@ def add_formatting(f: Formatting, x: Inlines) -> Inlines:
 
 
 def render(o: Out, *, link_items: bool = False) -> Inlines:
+    if link_items:
+        return _render_linked(o)
+    return _render(o)
+
+
+def _render(o: Out) -> Inlines:
+    """``render`` without cite-item spans: the common case (sort keys, citation text for
+    disambiguation), one type test per node and no keyword argument passed down."""
+    if type(o) is Fmt:
+        f = o.f
+        kids = o.kids
+        if (f.prefix and len(kids) == 1 and isinstance(kids[0], Linked)
+                and f.prefix + stringify(_render(kids[0])) == kids[0].url):
+            return _render_fmt(o, _render)
+        parts = []
+        for k in kids:  # a loop, not nested comprehensions: two calls fewer per node
+            r = _render(k)
+            if r:
+                parts.append(r)
+        if f.delimiter:
+            parts = add_delimiters(f.delimiter, parts)
+        if not parts:
+            return ()
+        return add_formatting(f, concat(fix_punct(parts) if len(parts) > 1 else parts))
+    if type(o) is Lit:
+        return o.inl
+    if type(o) is Tag:
+        return _render(o.kid)
     if o is None:
         return ()
-    if isinstance(o, Lit):
+    assert isinstance(o, Linked)
+    parts = [r for r in (_render(k) for k in o.kids) if r]
+    return (Link(o.url, concat(fix_punct(parts))),)
+
+
+def _render_linked(o: Out) -> Inlines:
+    """``render`` with a ``cite-item`` span around each cited item."""
+    if type(o) is Fmt:
+        return _render_fmt(o, _render_linked)
+    if type(o) is Lit:
         return o.inl
+    if o is None:
+        return ()
     if isinstance(o, Tag):
-        inner = render(o.kid, link_items=link_items)
-        if link_items and o.kind == "item" and inner:
+        inner = _render_linked(o.kid)
+        if o.kind == "item" and inner:
             key = o.data[0] if isinstance(o.data, tuple) else o.data
             return (Span("cite-item", inner, str(key)),)
         return inner
     if isinstance(o, Linked):
-        parts = [r for r in (render(k, link_items=link_items) for k in o.kids) if r]
+        parts = [r for r in (_render_linked(k) for k in o.kids) if r]
         return (Link(o.url, concat(fix_punct(parts))),)
+    assert isinstance(o, Fmt)
+    return _render_fmt(o, _render_linked)
+
+
+def _render_fmt(o: Fmt, sub: Callable[[Out], Inlines]) -> Inlines:
     if (o.f.prefix and len(o.kids) == 1 and isinstance(o.kids[0], Linked)
-            and o.f.prefix + stringify(render(o.kids[0])) == o.kids[0].url):
+            and o.f.prefix + stringify(_render(o.kids[0])) == o.kids[0].url):
         # citeproc: a DOI printed as prefix + DOI links the whole https://doi.org/… text
         linked = o.kids[0]
-        return render(Linked(linked.url, [Fmt(o.f, linked.kids)]), link_items=link_items)
+        return sub(Linked(linked.url, [Fmt(o.f, linked.kids)]))
     parts = []
-    for k in o.kids:  # a loop, not nested comprehensions: two calls fewer per node
-        r = render(k, link_items=link_items)
+    for k in o.kids:
+        r = sub(k)
         if r:
             parts.append(r)
     if o.f.delimiter:

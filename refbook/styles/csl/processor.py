@@ -82,18 +82,48 @@ def _collator() -> Callable[[str], tuple[int, ...]]:
     return key
 
 
+class _WholeWord:
+    """The tie-breaking half of a collated word: the whole word's collation key, worked out
+    only when two words' letters and digits collate alike (rarely: most words differ there,
+    and a word compared with itself is the same cached object)."""
+
+    __slots__ = ("_key", "word")
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+        self._key: tuple[int, ...] | None = None
+
+    def key(self) -> tuple[int, ...]:
+        if self._key is None:
+            self._key = _collator()(self.word)
+        return self._key
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _WholeWord):
+            return NotImplemented
+        return self.word == other.word or self.key() == other.key()
+
+    def __lt__(self, other: _WholeWord) -> bool:
+        return self.key() < other.key()
+
+    def __gt__(self, other: _WholeWord) -> bool:
+        return self.key() > other.key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 # words repeat across a bibliography's sort keys (names, years, common title words): each is
 # collated once per process
 @functools.lru_cache(maxsize=1 << 16)
-def _collate_word(w: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def _collate_word(w: str) -> tuple[tuple[int, ...], _WholeWord]:
     """One word of a sort key, compared as pandoc's citeproc compares it: its letters and
     digits by the Unicode Collation Algorithm (Ø next to O, ł next to l, ı after i), then, on a
     tie, the whole word, punctuation by its DUCET weight ("library:" before "library.")."""
     key = _collator()
-    return (key("".join(c for c in w.casefold() if c.isalnum())), key(w))
+    return (key("".join(c for c in w.casefold() if c.isalnum())), _WholeWord(w))
 
 
-CollatedKey = list[tuple[tuple[int, ...], tuple[int, ...]]] | None
+CollatedKey = list[tuple[tuple[int, ...], _WholeWord]] | None
 
 
 def _collated_key(x: list[str] | None) -> CollatedKey:
@@ -155,6 +185,27 @@ def _anonymous(item: Item) -> Item:
     return replace(item, id="")
 
 
+class _ContentKey:
+    """An item (without its id) as part of memo keys: its hash worked out once per processor,
+    not again (over all its fields) for every memo look-up of its sort keys, citation forms and
+    entry. Equal to another key of an equal item, so the style's memo still serves every
+    processor of the same style."""
+
+    __slots__ = ("_hash", "item")
+
+    def __init__(self, item: Item) -> None:
+        self.item = item
+        self._hash = hash(item)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _ContentKey):
+            return NotImplemented
+        return self.item is other.item or (self._hash == other._hash and self.item == other.item)
+
+
 @dataclass(slots=True)
 class _DD:
     item: str
@@ -178,8 +229,13 @@ class Processor:
         self.ev = Evaluator(style)
         # what the engine reads of each item: all but its id (it never shows the key), so
         # entries that differ only in their key share memo entries and sort as equal at once
-        self.anon: dict[str, Item] = {k: _anonymous(it) for k, it in self.items.items()}
-        twins: dict[Item, int] = {}
+        # twins share one key object: memo look-ups then find it by identity, without
+        # comparing two equal items field by field
+        canon: dict[_ContentKey, _ContentKey] = {}
+        self.anon: dict[str, _ContentKey] = {
+            k: canon.setdefault(a, a)
+            for k, a in ((k, _ContentKey(_anonymous(it))) for k, it in self.items.items())}
+        twins: dict[_ContentKey, int] = {}
         self.content_id = {k: twins.setdefault(a, len(twins)) for k, a in self.anon.items()}
         # only a style that names citation-number gets numbered items: elsewhere the number
         # would be in every memo key, so one citation added early renumbers (and re-formats)
@@ -240,8 +296,16 @@ class Processor:
         value = memo[key] = compute()
         return value
 
+    def _basic_out(self, key: str) -> Out:
+        """The item's first cite in its current disambiguation state, rendered once per
+        content and state (the passes of the global given-name rule and of ``_ambiguities``
+        read the same forms). Twins share it: its readers use its text and names, never
+        the key in its item tag."""
+        return self._memo(("basic-out", self.anon[key], _disamb_key(self.disamb[key])),
+                          lambda: self._render_basic(key))
+
     def _basic(self, key: str) -> tuple[str, list[Name]]:
-        out = self._render_basic(key)
+        out = self._basic_out(key)
         names: list[Name] = []
         for n in universe(out):
             if isinstance(n, Tag) and n.kind == "names" and isinstance(n.data, tuple):
@@ -438,7 +502,7 @@ class Processor:
         initials_only = rule.endswith("-with-initials")
         shown: dict[str, list[Name]] = {}
         for key in self.items:
-            names = [n.data for n in universe(self._render_basic(key))
+            names = [n.data for n in universe(self._basic_out(key))
                      if isinstance(n, Tag) and n.kind == "name" and isinstance(n.data, csl.Name)]
             shown[key] = names[:1] if primary else names
         def person(n: Name) -> str:  # "J.J." and "J. J." are one person
@@ -517,7 +581,7 @@ class Processor:
             def entry(item: Item = item, d: Disamb = d) -> Inlines:
                 return self._finish(self.ev.layout(bib, item, d, bibliography=True))
 
-            anon = self.anon[key] if item is self.items[key] else _anonymous(item)
+            anon: object = self.anon[key] if item is self.items[key] else _anonymous(item)
             out.append((key, self._memo(("entry", anon, _disamb_key(d)), entry)))
         return out
 
@@ -562,7 +626,7 @@ class Processor:
         capitalized ("Ibid."); a host that places the text itself (``refbook.registry``: a
         citation written inside a footnote is not its start) passes False."""
         memo_key = ("cite", note_start, tuple(
-            (ci, self.items.get(ci.id), _disamb_key(self.disamb[ci.id]) if ci.id in self.disamb else None,
+            (ci, self.anon.get(ci.id), _disamb_key(self.disamb[ci.id]) if ci.id in self.disamb else None,
              (numbers or self.number).get(ci.id) if self.numbered else None)
             for ci in cites))
         return self._memo(memo_key, lambda: self._cite(cites, numbers, note_start))
