@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from refbook import __version__
 from refbook.memo import code_stamp, load_memo, save_memo
-from refbook.readers import is_bibtex_file
+from refbook.models import is_bibtex_file  # not the readers: a cached book never parses
 
 if TYPE_CHECKING:
     from refbook.csl import Item

@@ -129,3 +129,8 @@ class Bibliography:
 
     def keys(self) -> tuple[str, ...]:
         return tuple(e.key for e in self.entries)
+
+
+def is_bibtex_file(file: str) -> bool:
+    """pandoc reads a ``.bibtex`` file as BibTeX, any other bibliography as BibLaTeX."""
+    return file.lower().endswith(".bibtex")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, cast
 
 from refbook import bibcache
 from refbook.diagnostics import Code, Diagnostic
-from refbook.models import Bibliography, Entry, Field, Location
+from refbook.models import Bibliography, Entry, Field, Location, is_bibtex_file
 from refbook.readers import chunks
 from refbook.readers.bibtex import ParseResult, parse_bibtex, paused_gc
 
@@ -324,11 +324,6 @@ def _inherit(child: list[Field], have: set[str], parent: Entry, child_type: str,
             if target not in have:
                 have.add(target)
                 child.append(f if target == f.name else Field(target, f.value, f.location))
-
-
-def is_bibtex_file(file: str) -> bool:
-    """pandoc reads a ``.bibtex`` file as BibTeX, any other bibliography as BibLaTeX."""
-    return file.lower().endswith(".bibtex")
 
 
 def resolve_crossrefs(
