@@ -241,7 +241,7 @@ class RefbookDomain(Domain):
         if book is None:
             # imported here: a build that changes nothing never resolves (tests/sphinx/
             # test_lazy_imports.py), and resolving takes the readers, engine and validation
-            from refbook.readers.bibtex import paused_gc
+            from refbook.gcpause import paused_gc
             from sphinx_refbook.book import resolve_book
 
             # the cyclic collector paused while the book is resolved: the style engine makes

@@ -36,17 +36,16 @@ rest of the text are tabulated once instead of being searched again per comment.
 from __future__ import annotations
 
 import bisect
-import contextlib
-import gc
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code, Diagnostic
+from refbook.gcpause import paused_gc
 from refbook.models import MAX_DIGITS, Entry, Field, Location
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Mapping
 
 __all__ = ["MAX_VALUE_CHARS", "MONTH_MACROS", "ParseResult", "ValueSpan", "parse_bibtex",
            "parse_with_spans", "paused_gc"]
@@ -222,29 +221,6 @@ def parse_with_spans(
         parser.spans = []
         result = parser.run()
     return result, tuple(parser.spans)
-
-
-@contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building many objects that all stay alive.
-
-    A parse (or a cache load) allocates two or three objects per field and frees none. With the
-    collector running, CPython rescans the growing young generations again and again (as long
-    as the parse itself on a 20,000-entry file); even after a pause, the first collection would
-    scan them all once more. So on the way out the new objects go straight to the oldest
-    generation (``freeze`` + ``unfreeze``), unless the program froze objects itself, which we
-    must not undo. Nested use is fine; the previous state is restored.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            if gc.get_freeze_count() == 0:
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
 
 
 class _Closers:

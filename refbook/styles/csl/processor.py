@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from refbook import csl
 from refbook.csl import Date
+from refbook.gcpause import paused_gc
 from refbook.ir import Inlines, Text
 from refbook.styles.csl.engine import Disamb, Evaluator, initialize
 from refbook.styles.csl.output import (
@@ -218,6 +219,13 @@ class Processor:
 
     def __init__(self, style: Style, items: Sequence[Item], *, cited: Sequence[str] = ()
                  ) -> None:
+        # sorting and disambiguating render every item (the citation form, the sort macros):
+        # millions of short-lived objects, whose allocations would set off collections that
+        # rescan the items and memos again and again (refbook.gcpause)
+        with paused_gc():
+            self._setup(style, items, cited)
+
+    def _setup(self, style: Style, items: Sequence[Item], cited: Sequence[str]) -> None:
         self.style = style
         # the cited keys in the order first cited: works the bibliography's sort does not tell
         # apart get their year suffixes in that order, the uncited ones after them by key
@@ -565,6 +573,10 @@ class Processor:
 
     def bibliography(self, ids: Sequence[str] | None = None) -> list[tuple[str, Inlines]]:
         """Formatted entries in bibliography order (all items, or ``ids`` in that order)."""
+        with paused_gc():  # as in __init__: every entry rendered
+            return self._bibliography_now(ids)
+
+    def _bibliography_now(self, ids: Sequence[str] | None) -> list[tuple[str, Inlines]]:
         bib = self.style.bibliography
         if bib is None:
             return []
