@@ -95,6 +95,22 @@ def pandoc_render(pandoc: str, markdown: str, bib: Path | str, *, to: str = "pla
     return out.stdout
 
 
+def counted_conversions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The keys of the entries converted to CSL items from now on (``refbook.items``), in
+    order: builds are compared by the work they do, never by their time."""
+    from refbook import items as items_module
+
+    converted: list[str] = []
+    real = items_module.entry_to_item
+
+    def converting(entry: Any, **kw: Any) -> Any:
+        converted.append(entry.key)
+        return real(entry, **kw)
+
+    monkeypatch.setattr(items_module, "entry_to_item", converting)
+    return converted
+
+
 def pandoc_cites(pandoc: str, folder: Path, items: list[dict[str, Any]], csl: Path | str,
                  markdown: str, *, to: str = "plain") -> str:
     """:func:`pandoc_render` of CSL-JSON ``items`` (written to ``folder/items.json``)."""

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from refbook import cachedir, readers, sealed
+from tests.conftest import counted_conversions
 from tests.core.test_sealed_caches import new_process, plant
 
 if TYPE_CHECKING:
@@ -295,16 +296,7 @@ def test_serve_writes_the_cache_after_its_first_build_and_when_it_stops(
     assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} != first
     # a new `mkdocs build` process after serve: warm from what serve wrote when it stopped
     new_process()
-    converted: list[str] = []
-    import refbook.items as items_module
-
-    real_convert = items_module.entry_to_item
-
-    def converting(entry: Any, **kw: Any) -> Any:
-        converted.append(entry.key)
-        return real_convert(entry, **kw)
-
-    monkeypatch.setattr(items_module, "entry_to_item", converting)
+    converted = counted_conversions(monkeypatch)
     project.build()
     assert converted == []
     assert site_tree(project.root) == edited

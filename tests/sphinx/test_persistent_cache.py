@@ -12,6 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tests.conftest import counted_conversions
+from tests.core.test_sealed_caches import new_process
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -108,24 +111,11 @@ def test_an_incremental_build_converts_only_the_edited_entry(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The cache folder keeps the entry -> CSL item conversions: a build in a new process after
     a one-entry edit converts that entry alone (counted, not timed)."""
-    from refbook import bibcache, memo
-    from refbook import items as items_module
-
     src = copy_root("modes")
     build(src, "text")
-    first_pass: list[str] = []
-    real_convert = items_module.entry_to_item
-
-    def converting(entry: Any, **kw: Any) -> Any:
-        first_pass.append(entry.key)
-        return real_convert(entry, **kw)
-
-    monkeypatch.setattr(items_module, "entry_to_item", converting)
     # as a new `sphinx-build` process: nothing of the first build in memory, the folder kept
-    memo._LOADED.clear()
-    memo._SAVED_SIZES.clear()
-    bibcache.clear_memory_cache()
-    items_module.clear_memo()
+    new_process()
+    first_pass = counted_conversions(monkeypatch)
     bib = src / "refs.bib"
     bib.write_text(bib.read_text(encoding="utf-8").replace("year = {1984}", "year = {1985}"),
                    encoding="utf-8")

@@ -511,6 +511,8 @@ class Evaluator:
         self.demote = style.options.get("demote-non-dropping-particle", "display-and-sort")
         self.initialize_with_hyphen = style.options.get("initialize-with-hyphen", "true") == "true"
         self.uses_year_suffix_var = style.uses_year_suffix_variable()
+        #: every word of the style's attribute values (computed when first needed, by _present)
+        self._style_words: frozenset[str] | None = None
         # per-item state, set afresh for every layout or sort key by _begin
         self.item: Item | None = None
         self.disamb = Disamb()
@@ -918,8 +920,7 @@ class Evaluator:
                 # variables still LaTeX (abstract, annote, keyword) are converted to learn
                 # whether they are empty only when the style names them somewhere (tests,
                 # prints, sorts on them): the others cannot change which branch holds
-                named: frozenset[str] | None = getattr(self, "_style_words", None)
-                if named is None:
+                if self._style_words is None:
                     words: set[str] = set()
                     stack = [self.style.root]
                     while stack:
@@ -927,8 +928,8 @@ class Evaluator:
                         for value in n.attrs.values():
                             words.update(value.split())
                         stack.extend(n.children)
-                    named = frozenset(words)
-                    setattr(self, "_style_words", named)  # noqa: B010  (one method of ours)
+                    self._style_words = frozenset(words)
+                named = self._style_words
                 present += [k for k, _ in item.latex if k in named and item.var(k)]
             self._present_vars = frozenset(present)
         return self._present_vars
