@@ -79,7 +79,9 @@ def refbook_entries(bib: Path, csl: Path) -> list[str]:
     except TypeError:  # refbook before issue 13: English only
         items = items_for(data)
     keys = list(dict.fromkeys(e.key for e in data))
-    processor = style.processor([items[k] for k in keys])
+    # before the collector pause of conversions, Items had no many()
+    many = getattr(items, "many", None)
+    processor = style.processor(many(keys) if many else [items[k] for k in keys])
     texts = [" ".join(to_text(entry).split()) for _, entry in processor.bibliography()]
     return [t for t in texts if t]  # pandoc writes no paragraph for an empty entry
 

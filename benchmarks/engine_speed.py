@@ -140,7 +140,7 @@ def best_of(repeat: int, run: Callable[[], Any]) -> tuple[float, Any]:
 
 def refbook_list(csl: Path, items: Any) -> list[str]:
     style = type("BenchStyle", (CslStyle,), {"name": csl.stem, "csl_file": str(csl)})()
-    processor = style.processor([items[k] for k in items])
+    processor = style.processor(items.many(items) if hasattr(items, "many") else list(items.values()))
     return [" ".join(to_text(entry).split()) for _, entry in processor.bibliography()]
 
 

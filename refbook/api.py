@@ -127,7 +127,7 @@ def load_items(source: Source) -> tuple[tuple[csl.Item, ...], tuple[Diagnostic, 
 
         bib = read_bibliography([path])
         items = items_for(bib)
-        return tuple(items[k] for k in items), tuple(bib.diagnostics)
+        return tuple(items.many(items)), tuple(bib.diagnostics)
     found: list[csl.Item] = []
     diags: list[Diagnostic] = []
     for i, raw in enumerate(source):

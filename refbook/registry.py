@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code, Diagnostic
+from refbook.gcpause import paused_gc
 from refbook.items import Items
 from refbook.models import Location
 from refbook.notes import (
@@ -168,6 +169,18 @@ class Registry:
         that entry (a ``key-case`` warning), as pybtex and so mkdocs-bibtex look keys up;
         otherwise it is unknown (``cite-case``).
         """
+        # the cyclic collector paused throughout: converting, sorting, disambiguating and
+        # formatting allocate millions of objects, and the collections they would set off
+        # rescan the host's whole heap again and again (refbook.gcpause)
+        with paused_gc():
+            return self._resolve(bibliography, items, style_name, order=order, nocite=nocite,
+                                 memo_dir=memo_dir, fold_case=fold_case, locale=locale,
+                                 nocite_where=nocite_where)
+
+    def _resolve(self, bibliography: Bibliography, items: Mapping[str, Item],
+                 style_name: str | CslStyle, *, order: Sequence[str] | None,
+                 nocite: Sequence[str], memo_dir: str | None, fold_case: bool,
+                 locale: str | None, nocite_where: Mapping[str, Location] | None) -> Resolution:
         style = get_style(style_name, locale=locale)
         if isinstance(items, Items) and items.language != style.language:
             # titles are converted for the style's language (sentence case only in English)

@@ -38,6 +38,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from refbook.gcpause import paused_gc
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -132,8 +134,10 @@ def load(path: Path) -> object | None:
         _reject(path)
         return None
     try:
-        # authenticated: written by refbook with this key under this very name
-        value: object = pickle.loads(payload)  # noqa: S301
+        # authenticated: written by refbook with this key under this very name; unpickled
+        # with the collector paused (a memo file holds tens of thousands of objects, all kept)
+        with paused_gc():
+            value: object = pickle.loads(payload)  # noqa: S301
     except Exception:  # an object of an older shape (a changed class): only a miss
         _reject(path)
         return None

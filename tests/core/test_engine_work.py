@@ -4,6 +4,8 @@ renders, since no CSL variable shows the key. Counted, never timed."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 from refbook.csl import Date, DatePart, Item, Name
@@ -12,6 +14,10 @@ from refbook.render.text import to_text
 from refbook.styles import get_style
 from refbook.styles.csl.engine import Evaluator
 from refbook.styles.csl.processor import CiteItem
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
 
 
 def _item(key: str, family: str, year: int, title: str) -> Item:
@@ -189,4 +195,99 @@ def test_sorting_disambiguating_and_listing_set_off_no_garbage_collection() -> N
         gc.callbacks.remove(count)
     assert len(entries) == len(wanted) > 250
     assert collections == []
+    assert gc.isenabled()
+
+
+def test_converting_a_bibliographys_items_sets_off_no_garbage_collection() -> None:
+    """``Items.many`` (what the registry, the API and the CLI convert with) pauses the collector:
+    converting the seed book entry by entry sets off collections (full ones too, which rescan
+    the whole heap: a fifth of a cold 2,000-entry run), converting it in one call none; the
+    items are the same either way (counted, not timed)."""
+    import gc
+
+    from refbook.items import clear_memo, items_for
+    from refbook.readers import read_bibliography
+    from tests.conftest import SEED
+
+    items = items_for(read_bibliography([str(SEED / "references.bib")]))
+    keys = list(items)
+    collections: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    def converted(one_call: bool) -> tuple[list[Item], list[int]]:
+        clear_memo()
+        collections.clear()
+        gc.callbacks.append(count)
+        try:
+            got = items.many(keys) if one_call else [items[k] for k in keys]
+        finally:
+            gc.callbacks.remove(count)
+        return got, list(collections)
+
+    one_by_one, set_off = converted(False)
+    at_once, none = converted(True)
+    assert len(keys) > 250
+    assert set_off  # the control: without the pause this work does collect
+    assert none == []
+    assert at_once == one_by_one
+    assert gc.isenabled()
+
+
+def test_resolving_a_book_and_loading_a_memo_file_set_off_no_garbage_collection(
+        tmp_path: Path) -> None:
+    """``Registry.resolve`` (conversions, the processor, every citation, the list) and
+    ``sealed.load`` (a cache file's tens of thousands of objects) run with the collector paused;
+    the same work with the pause taken out collects (the control). Counted, not timed."""
+    import gc
+
+    import refbook.gcpause
+    from refbook import sealed
+    from refbook.items import clear_memo, items_for
+    from refbook.readers import read_bibliography
+    from refbook.registry import Registry
+    from refbook.syntax import find_citations
+    from tests.conftest import SEED
+
+    bib = read_bibliography([str(SEED / "references.bib")])
+    keys = [e.key for e in bib][:200]
+    registry = Registry()
+    registry.set_document("ch1", find_citations(" ".join(f"[@{k}]" for k in keys)))
+    collections: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    def counted(work: Callable[[], object]) -> tuple[object, list[int]]:
+        collections.clear()
+        gc.callbacks.append(count)
+        try:
+            return work(), list(collections)
+        finally:
+            gc.callbacks.remove(count)
+
+    def resolve() -> object:
+        clear_memo()
+        style = get_style("chicago-author-date")
+        style.style().memo.clear()
+        return registry.resolve(bib, items_for(bib), style)
+
+    path = tmp_path / "memo.pickle"
+    assert sealed.dump({i: (str(i), [i]) for i in range(30_000)}, path)
+    resolution, none = counted(resolve)
+    loaded, none_either = counted(lambda: sealed.load(path))
+    with pytest.MonkeyPatch.context() as mp:  # the control: the same work, never paused
+        mp.setattr(refbook.gcpause.gc, "disable", lambda: None)
+        again, some = counted(resolve)
+        _, some_too = counted(lambda: sealed.load(path))
+    assert none == []
+    assert none_either == []
+    assert some
+    assert some_too
+    assert again == resolution
+    assert isinstance(loaded, dict)
+    assert len(loaded) == 30_000
     assert gc.isenabled()
