@@ -422,3 +422,49 @@ def test_deferred_writes_are_held_read_through_and_flushed(tmp_path: Path) -> No
     assert sealed.dump({"x": 3}, a)  # no longer deferred: written at once
     assert sealed.load(a) == {"x": 3}
     assert sealed.flush() == 0
+
+
+_FORMAT_TWICE = """
+import sys
+from refbook.items import items_for
+from refbook.readers import read_bibliography
+from refbook.registry import Registry
+from refbook.styles import get_style
+from refbook.styles.csl.engine import Evaluator
+from refbook.syntax import find_citations
+
+layouts = []
+real = Evaluator.layout
+def counting(self, *args, **kw):
+    layouts.append(1)
+    return real(self, *args, **kw)
+Evaluator.layout = counting
+bib = read_bibliography([sys.argv[1]])
+registry = Registry()
+registry.set_document("ch", find_citations(" ".join(f"[@{e.key}]" for e in bib)))
+res = registry.resolve(bib, items_for(bib), get_style("chicago-author-date"), memo_dir=sys.argv[2])
+print(len(layouts), len(res.entries))
+"""
+
+
+def test_a_new_process_reuses_the_formatting_memo_file(tmp_path: Path, bib_file: Path) -> None:
+    """The style's formatting memo written by one build process serves the next one, whose
+    string hashes differ (another ``PYTHONHASHSEED``, as two real processes have): its memo keys
+    must not carry a hash worked out in the first. The second process renders nothing (counted
+    layout evaluations), and writes the same list."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    cache = tmp_path / "cache"
+    runs = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
+        out = subprocess.run([sys.executable, "-c", _FORMAT_TWICE, str(bib_file), str(cache)],
+                             capture_output=True, text=True, env=env, check=True, timeout=300)
+        runs.append([int(x) for x in out.stdout.split()])
+    (first, entries), (second, entries_again) = runs
+    assert entries == entries_again > 0
+    assert first > 0
+    assert second == 0

@@ -198,6 +198,11 @@ class _ContentKey:
         self.item = item
         self._hash = hash(item)
 
+    def __reduce__(self) -> tuple[type[_ContentKey], tuple[Item]]:
+        # the hash is worked out again on loading: string hashes differ from process to
+        # process, and a stored one made every key of a host's memo file a miss in the next
+        return (_ContentKey, (self.item,))
+
     def __hash__(self) -> int:
         return self._hash
 
