@@ -18,6 +18,7 @@ from docutils.nodes import make_id
 from sphinx import addnodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
+from refbook.gcpause import paused_gc
 from refbook.ir import Span, Text
 from refbook.render.reference_list import (
     BACKLINKS_CLASS,
@@ -65,12 +66,21 @@ class ResolveCitations(SphinxPostTransform):
         auto = docname == self.config.root_doc
         if not cites and not lists and not foots and not foot_entries and not auto:
             return
+        # the collector paused while the page's nodes are made: each allocation burst set off
+        # collections that rescanned the whole environment (and the book's formatted texts)
+        with paused_gc():
+            self._run(cites, lists, foots, foot_entries, docname, auto)
+
+    def _run(self, cites: list[citation_node], lists: list[bibliography_node],
+             foots: list[footcite_node], foot_entries: list[foot_entry_node], docname: str,
+             auto: bool) -> None:
         if config_problems(self.config):  # the build fails on them: show the source, no lists
             for node in cites:
                 node.replace_self(_as_written(node))
             for node in lists:
                 node.parent.remove(node)
-            for placeholder in (*foots, *foot_entries):  # their children: the keys
+            placeholders: list[nodes.Element] = [*foots, *foot_entries]
+            for placeholder in placeholders:  # their children: the keys
                 placeholder.replace_self(placeholder.children)
             return
         book = domain_of(self.env).book()
