@@ -67,6 +67,8 @@ class Lru(Generic[K, V]):
         self.size = size
         self._data: OrderedDict[K, V] = OrderedDict()
         self._lock = threading.Lock()
+        #: slot → the key last put in it (see :meth:`put`)
+        self._slots: dict[object, K] = {}
 
     def get(self, key: K) -> V | None:
         with self._lock:
@@ -75,8 +77,16 @@ class Lru(Generic[K, V]):
                 self._data.move_to_end(key)
             return value
 
-    def put(self, key: K, value: V) -> None:
+    def put(self, key: K, value: V, *, slot: object = None) -> None:
+        """Keep ``value`` under ``key``. With a ``slot`` (e.g. a file name), the value last put in
+        that slot under another key is dropped: a long process (``mkdocs serve``) that reads
+        version after version of a 20,000-entry file keeps the latest, not the last 64."""
         with self._lock:
+            if slot is not None:
+                previous = self._slots.get(slot)
+                if previous is not None and previous != key:
+                    self._data.pop(previous, None)
+                self._slots[slot] = key
             self._data[key] = value
             self._data.move_to_end(key)
             while len(self._data) > self.size:
@@ -85,6 +95,7 @@ class Lru(Generic[K, V]):
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
+            self._slots.clear()
 
     def __len__(self) -> int:
         return len(self._data)

@@ -81,7 +81,8 @@ def read_bibliography(
                 macros[macro.lower()] = value
             results.append(result)
         bib = _merge(files, results, file_diagnostics)
-    bibcache.bibliographies.put(memo_key, bib)
+    # one version per list of files: the read of their earlier contents is dropped
+    bibcache.bibliographies.put(memo_key, bib, slot=tuple(name for name, _, _ in contents))
     return bib
 
 
@@ -144,7 +145,7 @@ def _parse_cached(
         loaded = (_unpack(stored[1]) if isinstance(stored, tuple) and len(stored) == 2
                   and stored[0] == key else None)
         if loaded is not None:
-            bibcache.parsed_files.put(key, loaded)
+            bibcache.parsed_files.put(key, loaded, slot=(name, tuple(macros.items())))
             return loaded
     text, problem = _decode(data, name)
     if problem is None:
@@ -161,7 +162,7 @@ def _parse_cached(
         result = ParseResult(
             result.entries, (problem, *result.diagnostics), result.strings, result.preambles
         )
-    bibcache.parsed_files.put(key, result)
+    bibcache.parsed_files.put(key, result, slot=(name, tuple(macros.items())))
     if disk is not None:
         packed = _pack(result, name)
         if packed is not None:

@@ -151,3 +151,26 @@ def test_pieces_read_as_the_whole_file_on_real_files(path: Path) -> None:
     if assembled is not None:
         assert assembled[0] == expected
         assert assembled[1] <= 2
+
+
+def test_a_long_process_keeps_one_version_of_each_file_in_memory(tmp_path: Path) -> None:
+    """``mkdocs serve`` reads version after version of a ``.bib``: the memory caches keep the
+    latest parse and read of each file, not one per version (a 20,000-entry file held 64 times
+    was gigabytes); another file's parse is kept alongside, and an earlier version read again
+    is parsed again, right."""
+    bibcache.clear_memory_cache()
+    path, other = tmp_path / "refs.bib", tmp_path / "other.bib"
+    other.write_text(entry(900), encoding="utf-8")
+    read_bibliography([str(other)])
+    for version in range(5):
+        path.write_text(TEXT.replace("Title 7", f"Title 7 v{version}"), encoding="utf-8")
+        bib = read_bibliography([str(path)])
+        assert bib.get("key7") is not None
+        assert bib.get("key7").get("title") == f"Title 7 v{version}"
+    assert len(bibcache.parsed_files) == 2  # refs.bib's last version, and other.bib
+    assert len(bibcache.bibliographies) == 2
+    path.write_text(TEXT.replace("Title 7", "Title 7 v0"), encoding="utf-8")
+    again = read_bibliography([str(path)])
+    assert again.get("key7") is not None
+    assert again.get("key7").get("title") == "Title 7 v0"
+    assert len(bibcache.parsed_files) == 2
