@@ -92,6 +92,12 @@ class Lru(Generic[K, V]):
             while len(self._data) > self.size:
                 self._data.popitem(last=False)
 
+    def in_slot(self, slot: object) -> V | None:
+        """The value last put in ``slot``, if still kept."""
+        with self._lock:
+            key = self._slots.get(slot)
+            return self._data.get(key) if key is not None else None
+
     def clear(self) -> None:
         with self._lock:
             self._data.clear()

@@ -77,6 +77,10 @@ class Entry:
     #: name → the first field of that name (rules look fields up by name a million times)
     _by_name: dict[str, Field] = field(default_factory=dict, init=False, compare=False,
                                        repr=False, hash=False)
+    #: the validation memo's digest of this entry (``refbook.validate``), worked out once per
+    #: entry object: a long process re-uses the objects of unchanged entries after an edit
+    _digest: bytes | None = field(default=None, init=False, compare=False, repr=False,
+                                  hash=False)
 
     def __post_init__(self) -> None:
         by_name = self._by_name

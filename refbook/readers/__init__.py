@@ -151,7 +151,10 @@ def _parse_cached(
     if problem is None:
         # an edit of a file read before: only the entries whose text changed are parsed
         text = _normalized(text)
-        assembled = chunks.assemble(text, name, macros, disk, _parse_piece)
+        # the file's last version read here: its unchanged entries are re-used as they are
+        last = bibcache.parsed_files.in_slot((name, tuple(macros.items())))
+        assembled = chunks.assemble(text, name, macros, disk, _parse_piece,
+                                    last=last.entries if last is not None else ())
         if assembled is not None:
             result = assembled[0]
         else:

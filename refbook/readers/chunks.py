@@ -34,7 +34,7 @@ from refbook.models import Entry, Field, Location
 from refbook.readers import bibtex
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
     from pathlib import Path
 
 __all__ = ["Piece", "assemble", "clear_memory", "remember", "split"]
@@ -70,6 +70,13 @@ def split(text: str) -> list[tuple[int, str]]:
 
 _BRACES = re.compile(r"[{}]")
 _SPECIAL = re.compile(r"@[ \t]*(?:string|preamble|comment)", re.IGNORECASE)
+
+
+#: file name → (piece key, line shift) → the entries that piece was read into at that place, in
+#: the file's last version read here: an edit re-uses the unchanged pieces' entry objects where
+#: they have not moved, so a long process (``mkdocs serve``) neither rebuilds nor holds twice the
+#: entries a one-entry edit leaves alone
+_placed: bibcache.Lru[str, dict[tuple[str, int], tuple[Entry, ...]]] = bibcache.Lru(64)
 
 
 def _disk_key(file: str) -> str:
@@ -153,6 +160,7 @@ def remember(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
     if result.diagnostics:
         return
     table: dict[str, Piece] = {}
+    placed: dict[tuple[str, int], tuple[Entry, ...]] = {}
     visible = dict(macros)
     state = _initial_state(macros)
     entries = result.entries
@@ -175,22 +183,28 @@ def remember(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
         else:
             shift = first - 1
             mine = []
+            start = at
             while at < len(entries) and (end is None or entries[at].location.line < end):
                 e = entries[at]
                 mine.append((e.key, e.type, e.location.line - shift,
                              tuple((f.name, f.value, f.location.line - shift) for f in e.fields)))
                 at += 1
             piece = (tuple(mine), (), ())
+            placed[(key, shift)] = entries[start:at]
         table[key] = piece
+    _placed.put(file, placed)
     _keep(file, table, disk, write=True)
 
 
 def assemble(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
-             parse: Callable[..., bibtex.ParseResult]) -> tuple[bibtex.ParseResult, int] | None:
+             parse: Callable[..., bibtex.ParseResult], *,
+             last: Sequence[Entry] = ()) -> tuple[bibtex.ParseResult, int] | None:
     """The parse of ``text`` from the pieces of the file's last version, parsing only the new
     ones with ``parse``, and how many pieces were parsed; ``None`` when there is no last version
     or the pieces cannot stand for the whole text (see the module docstring): the caller then
-    parses the whole text and calls :func:`remember`."""
+    parses the whole text and calls :func:`remember`. ``last``: the entries of the file's last
+    version held in memory; one equal to an entry of the new version (same key, type, fields and
+    lines) is re-used instead of built again."""
     old = _table(file, disk)
     if not old:
         return None
@@ -203,6 +217,9 @@ def assemble(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
     preambles: list[str] = []
     keys: set[str] = set()
     expanded = 0
+    before = _placed.get(file) or {}
+    held = {e.key: e for e in last} if last and not before else {}
+    placed: dict[tuple[str, int], tuple[Entry, ...]] = {}
     for first, piece_text in split(text):
         key = _piece_key(piece_text, state)
         piece = new.get(key) or old.get(key)
@@ -214,14 +231,27 @@ def assemble(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
         new[key] = piece
         piece_entries, piece_strings, piece_preambles = piece
         shift = first - 1
-        for k, type_, line, fields in piece_entries:
+        same = before.get((key, shift))
+        built: list[Entry] = []
+        for n, (k, type_, line, fields) in enumerate(piece_entries):
             if k in keys:  # the whole parse reports the second one
                 return None
             keys.add(k)
             expanded += sum(len(v) for _, v, _ in fields)
-            entries.append(Entry(k, type_, tuple(Field(name, value, Location(file, ln + shift))
-                                                 for name, value, ln in fields),
-                                 Location(file, line + shift)))
+            # the entry this piece gave at this very place last time is equal to a new one
+            if same is not None and n < len(same):
+                built.append(same[n])
+                continue
+            prior = held.get(k)
+            if prior is not None and _unchanged(prior, type_, line + shift, fields, shift, file):
+                built.append(prior)
+                continue
+            built.append(Entry(k, type_, tuple(Field(name, value, Location(file, ln + shift))
+                                               for name, value, ln in fields),
+                               Location(file, line + shift)))
+        if piece_entries:
+            placed[(key, shift)] = tuple(built)
+            entries.extend(built)
         if piece_strings:
             for name, value in piece_strings:
                 if name.lower() in visible and visible[name.lower()] != macros.get(name.lower()):
@@ -234,9 +264,22 @@ def assemble(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
     if expanded > bibtex.expansion_budget(len(text)):
         return None  # the whole parse might reach the file's expansion budget: it decides
     _keep(file, new, disk, write=parsed > 0)
+    _placed.put(file, placed)
     return bibtex.ParseResult(tuple(entries), (), tuple(strings), tuple(preambles)), parsed
+
+
+def _unchanged(entry: Entry, type_: str, line: int,
+               fields: tuple[tuple[str, str, int], ...], shift: int, file: str) -> bool:
+    """Whether ``entry`` is what a piece's entry (``type_``, ``fields``) reads as at ``line``."""
+    if (entry.type != type_ or entry.location.line != line or entry.location.file != file
+            or len(entry.fields) != len(fields)):
+        return False
+    return all(f.name == name and f.value == value and f.location.line == ln + shift
+               and f.location.file == file
+               for f, (name, value, ln) in zip(entry.fields, fields, strict=True))
 
 
 def clear_memory() -> None:
     """Forget the pieces held in memory (tests: as a new process)."""
     bibcache.piece_tables.clear()
+    _placed.clear()

@@ -174,3 +174,83 @@ def test_a_long_process_keeps_one_version_of_each_file_in_memory(tmp_path: Path)
     assert again.get("key7") is not None
     assert again.get("key7").get("title") == "Title 7 v0"
     assert len(bibcache.parsed_files) == 2
+
+
+def test_an_edit_keeps_the_entry_objects_of_unchanged_pieces_that_did_not_move(
+        tmp_path: Path) -> None:
+    """In one process, an edit that keeps every line in place re-uses the other entries' objects
+    (no rebuild, no second copy held by a long ``mkdocs serve``); an edit that adds a line moves
+    the entries below it, which are built again at their new lines. Either way the result is the
+    whole parse's."""
+    bibcache.clear_memory_cache()
+    chunks.clear_memory()
+    path = tmp_path / "refs.bib"
+    path.write_text(TEXT, encoding="utf-8")
+    first = read_bibliography([str(path)])
+    path.write_text(TEXT.replace("Title 20", "Title twenty"), encoding="utf-8")
+    second = read_bibliography([str(path)])
+    same = [k for k in ("key3", "key19", "key21", "key49") if second.get(k) is first.get(k)]
+    assert same == ["key3", "key19", "key21", "key49"]
+    assert second.get("key20") is not first.get("key20")
+    path.write_text(TEXT.replace("Title 20", "Title twenty").replace(
+        "  title = {Title 30},\n", "  title = {Title 30},\n  note = {added},\n"), encoding="utf-8")
+    third = read_bibliography([str(path)])
+    assert third.get("key29") is second.get("key29")
+    assert third.get("key31") is not second.get("key31")
+    whole = parse_bibtex(path.read_text(encoding="utf-8"), str(path))
+    assert third.entries == whole.entries
+
+
+def test_a_rebuild_after_an_edit_digests_only_the_entries_it_built_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The validation memo's per-entry digest is kept on the entry object: re-checking the
+    file after a one-entry edit in the same process digests only that entry (counted: the
+    digest's hash calls), and reports what a new process reports."""
+    import hashlib
+    import types
+
+    from refbook import validate
+
+    bibcache.clear_memory_cache()
+    chunks.clear_memory()
+    validate._MEMO.clear()
+    path = tmp_path / "refs.bib"
+    path.write_text(TEXT, encoding="utf-8")
+    validate.validate(read_bibliography([str(path)]))
+    digests: list[int] = []
+    real = hashlib.blake2b
+
+    def counting(*args: object, **kw: object) -> object:
+        digests.append(1)
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    path.write_text(TEXT.replace("Title 20", "Title {twenty}"), encoding="utf-8")
+    with monkeypatch.context() as m:
+        m.setattr(validate, "hashlib", types.SimpleNamespace(blake2b=counting))
+        edited = read_bibliography([str(path)])
+        found = validate.validate(edited)
+    assert len(digests) == 1
+    bibcache.clear_memory_cache()
+    chunks.clear_memory()
+    validate._MEMO.clear()
+    assert found == validate.validate(read_bibliography([str(path)]))
+
+
+def test_an_edit_after_a_cache_folder_read_reuses_the_unchanged_entries(tmp_path: Path) -> None:
+    """A serve process whose first read came whole from the cache folder (no pieces placed in
+    memory) still re-uses, after an edit, every entry that reads the same at the same lines (one
+    object per entry, not a second copy), and builds the edited one; the result is the whole
+    parse's."""
+    cache = tmp_path / "cache"
+    path = tmp_path / "refs.bib"
+    path.write_text(TEXT, encoding="utf-8")
+    read_bibliography([str(path)], cache_dir=str(cache))
+    bibcache.clear_memory_cache()  # a new process, with the cache folder
+    chunks.clear_memory()
+    first = read_bibliography([str(path)], cache_dir=str(cache))
+    path.write_text(TEXT.replace("Title 20", "Title twenty"), encoding="utf-8")
+    second = read_bibliography([str(path)], cache_dir=str(cache))
+    kept = [k for k in ("key3", "key19", "key21", "key49") if second.get(k) is first.get(k)]
+    assert kept == ["key3", "key19", "key21", "key49"]
+    assert second.get("key20") is not first.get("key20")
+    assert second.entries == parse_bibtex(path.read_text(encoding="utf-8"), str(path)).entries
