@@ -47,6 +47,7 @@ from mkdocs_refbook import report
 from mkdocs_refbook.extension import PENDING_CLASS, SOURCE_ATTR, RefbookExtension
 from mkdocs_refbook.notes import NOTE_LABEL, Placed, note_numbers, renumber, to_notes
 from mkdocs_refbook.options import SCOPES, RefbookConfig, Settings, settings_from
+from mkdocs_refbook.pagememo import PageMemo, Reading, digest, plugin_stamp
 from mkdocs_refbook.rendering import (
     STYLESHEET,
     STYLESHEET_PATH,
@@ -54,6 +55,7 @@ from mkdocs_refbook.rendering import (
     backlinks_html,
     bibliography_html,
     citation_html,
+    cite_targets,
     entry_text,
 )
 from refbook import __version__, bibcache, cachedir, sealed
@@ -370,6 +372,13 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self._language = "en-US"
         #: key → where it is cited, for back-links (computed once per build, when first needed)
         self._places: dict[str, list[tuple[str, str, str, str]]] | None = None
+        #: each page's reading and each citation's and list's HTML, kept across builds
+        #: (:mod:`mkdocs_refbook.pagememo`)
+        self._memo = PageMemo()
+        #: a digest of what the resolution was made from (the lists' HTML is keyed by it)
+        self._resolved_from = b""
+        #: without a cache folder (no digest of the .bib files): which bibliography this is
+        self._bib_generation = 0
 
     # -- startup and config ------------------------------------------------------------------
 
@@ -438,6 +447,20 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
     def on_shutdown(self) -> None:
         sealed.flush()
 
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        # the memo keeps what this build used, and the cache folder keeps the memo (under
+        # `mkdocs serve`, written when it stops: sealed.defer_writes)
+        self._memo.end_build()
+        if self._cache_dir is not None and self._memo.changed:
+            self._store("pages", (plugin_stamp(),), self._memo.packed())
+            self._memo.changed = False
+        if self.command == "serve" and self._cache_dir is not None:
+            # the first build of `mkdocs serve` has filled the folder: from now on each file's
+            # latest value waits in memory until serve stops (on_shutdown), as on_serve asks
+            # too; a serve-like driver that never calls on_serve (a benchmark, an IDE) writes
+            # no more than serve itself
+            sealed.defer_writes()
+
     def _note_style(self) -> bool:
         """The book's style is a note style: its citations become footnotes."""
         if self._settings.output != "refbook":
@@ -463,8 +486,11 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         # checked once per build: a folder of another refbook version is cleared first
         self._cache = cachedir.prepare(cache) if cache is not None else None
         self._cache_dir = cache if self._cache is not None and self._cache.usable else None
+        previous = self.bibliography
         self.bibliography = read_bibliography(self._settings.bib_files,
                                               cache_dir=self._cache_dir)
+        if self.bibliography is not previous:
+            self._bib_generation += 1
         # read afresh every build: an edited .csl file (under `mkdocs serve`) has a new digest
         try:
             self.style = get_style(self._settings.style, locale=self._settings.locale)
@@ -473,6 +499,13 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         # what the cache folder's book-wide results are keyed by (cheap: a digest per file)
         self._bib_digest = (bibcache.files_digest(self._settings.bib_files)
                             if self._cache_dir is not None else "")
+        s = self._settings
+        self._memo.follow((s.bib_command, s.full_bib_command, s.output, s.narrative))
+        if self._cache_dir is not None and not self._memo.loaded:
+            # once per process: `mkdocs serve` keeps the memo in memory after its first build
+            self._memo.loaded = True
+            if self._memo.unpack(self._cached("pages", (plugin_stamp(),))):
+                self._memo.changed = False
         self._language = self._style_language()
         self.items = items_for(self.bibliography, self._language)
         check_key = (id(self.bibliography), self._settings.check)
@@ -545,10 +578,10 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             if has_book_list:
                 break
             try:
-                text = _mask_code(self._commands(f.content_string))
+                scopes, _ = self._markers_in(f.content_string)
             except (OSError, UnicodeDecodeError):
                 continue
-            if any((m.group("scope") or "book") in ("book", "all") for m in MARKER.finditer(text)):
+            if any(scope in ("book", "all") for scope in scopes):
                 has_book_list = True
         self.generated_page = False
         # the author's own references page without a marker gets the list at its end
@@ -599,10 +632,42 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         """One page's citations and lists from its file's text."""
         data = self.pages.setdefault(src_uri, PageData(src_uri))
         data.source = source
-        text = _mask_code(self._commands(_blank_front_matter(source)))
-        data.expected = self._found(text)
-        data.placed = (note_numbers(text, data.expected) if self._notes else [])
-        data.lists = self._scopes(data, text)
+        text = _blank_front_matter(source)
+        data.expected = list(self._citations_in(text))
+        data.placed = (note_numbers(self._masked(text), data.expected) if self._notes else [])
+        data.lists = self._scopes(data, self._marker_scopes_in(text))
+
+    # -- a page's reading, once per text (mkdocs_refbook.pagememo) --------------------------
+
+    def _masked(self, text: str, reading: Reading | None = None) -> str:
+        """``text`` with mkdocs-bibtex's commands as markers, code blanked out."""
+        r = reading or self._memo.reading(text)
+        if r.masked is None:
+            r.masked = _mask_code(self._commands(text))
+        return r.masked
+
+    def _citations_in(self, text: str) -> tuple[Citation, ...]:
+        """The citations of a page's Markdown (:meth:`_found` of its masked text)."""
+        r = self._memo.reading(text)
+        if r.citations is None:
+            r.citations = tuple(self._found(self._masked(text, r)))
+        return r.citations
+
+    def _markers_in(self, text: str) -> tuple[tuple[str, ...], int]:
+        """The scopes of a page's list markers and its count of mkdocs-bibtex's full-list
+        markers (footnote output), code masked out."""
+        r = self._memo.reading(text)
+        if r.markers is None:
+            masked = self._masked(text, r)
+            r.markers = (tuple(m.group("scope") or "book" for m in MARKER.finditer(masked)),
+                         masked.count(_FOOTNOTES_ALL))
+        return r.markers
+
+    def _marker_scopes_in(self, text: str) -> list[str]:
+        """The scopes of the list markers of a page's Markdown (code masked out), mkdocs-bibtex's
+        full list written as footnotes included."""
+        scopes, every = self._markers_in(text)
+        return [*scopes, *["all"] * every]
 
     def _found(self, masked: str, offset: int = 0) -> list[Citation]:
         """The citations of a page's Markdown, code masked out."""
@@ -631,16 +696,10 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             last = m.end()
         return "".join(out) + markdown[last:]
 
-    @staticmethod
-    def _marker_scopes(masked: str) -> list[str]:
-        """The scopes of the list markers of a page's Markdown (code masked out), mkdocs-bibtex's
-        full list written as footnotes included."""
-        return ([m.group("scope") or "book" for m in MARKER.finditer(masked)]
-                + ["all"] * masked.count(_FOOTNOTES_ALL))
-
-    def _scopes(self, data: PageData, masked: str) -> list[str]:
-        """The lists a page's Markdown asks for, the ones the plugin adds included."""
-        scopes = [x for x in self._marker_scopes(masked) if x in SCOPES]
+    def _scopes(self, data: PageData, markers: Sequence[str]) -> list[str]:
+        """The lists a page's Markdown asks for (``markers``: :meth:`_marker_scopes_in` its
+        text), the ones the plugin adds included."""
+        scopes = [x for x in markers if x in SCOPES]
         if data.src_uri == self.list_appended_to and not {"book", "all"} & set(scopes):
             scopes.append("book")
         if (self._settings.per_page_lists and self._settings.output == "refbook"
@@ -687,6 +746,10 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 if self._cache_dir is not None and isinstance(self.items, Items):
                     save_items(self.items, self._cache_dir)
                 self._store("resolution", disk_key, self.resolution)
+            # what the resolution was made from: the lists' HTML memo is keyed by it (without a
+            # cache folder, the memo lives in this process only: the bibliography's generation)
+            self._resolved_from = digest(repr(
+                (disk_key, self._bib_digest or f"generation {self._bib_generation}")))
             self._entry_map = dict(self.resolution.entries)
             if self._entry_style is not None:
                 self._entry_map = self._pybtex_entries(self._entry_style)
@@ -725,21 +788,22 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         offset = _front_matter_lines(page, markdown)
         as_read = data.source is not None and data.source.endswith(markdown) and \
             page.file.content_string == data.source
+        given = markdown
         markdown = self._commands(markdown)
-        masked = _mask_code(markdown)
         if as_read:
             # no plugin changed the page: what the reading found holds (file lines included)
             found = data.expected
         else:
-            found = self._found(masked, offset)
-        scopes = self._marker_scopes(masked)
+            found = [replace(c, line=c.line + offset) if offset else c
+                     for c in self._citations_in(given)]
+        scopes = self._marker_scopes_in(given)
         changed = [(c.refs, c.mode) for c in found] != [(c.refs, c.mode) for c in data.expected]
         data.expected = found
         if self._notes:
-            placed = note_numbers(masked, found)
+            placed = note_numbers(self._masked(given), found)
             changed = changed or placed != data.placed
             data.placed = placed
-        lists = self._scopes(data, masked)
+        lists = self._scopes(data, scopes)
         # the lists the plugin adds go at the end of the page
         added = [x for x in lists if x not in scopes]
         if added:
@@ -930,10 +994,16 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 r.cursor = j + 1
                 if r.links is None:  # where the entries are, seen from this page
                     r.links = self._links(r.page)
-                out = citation_html(ir, f"refbook-cite-{j}", r.links)
+                out = self._citation_html(ir, f"refbook-cite-{j}", r.links)
                 r.emitted[j] = out
                 return out
         return None
+
+    def _citation_html(self, ir: Inlines, anchor_id: str, links: Links) -> str:
+        """``citation_html``, kept in the memo by everything it depends on."""
+        key = ("cite", ir, anchor_id, cite_targets(ir, links))
+        found = self._memo.rendered(key)
+        return found if found is not None else self._memo.keep(key, citation_html(ir, anchor_id, links))
 
     def _lists_while_rendering(self, r: _Rendering, text: str) -> str:
         if self.resolution is None:
@@ -971,9 +1041,15 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         back = (self._backlinks(page, [k for k, _ in entries])
                 if backlinks and self._settings.backlinks else {})
         place = (posixpath.splitext(data.src_uri)[0], index)
-        return (bibliography_html(entries, home=home, place=place, backlinks=back,
-                                  style=self.style),
-                ids_done or home)
+        # the entries are the resolution's (all of them, or those of the page's keys); the
+        # back-links by a digest of their text (as values they made the cache file slow to read)
+        key = ("list", self._resolved_from, tuple(k for k, _ in entries) if scope == "page" else (),
+               home, place, digest(repr(sorted(back.items()))) if back else b"", self.style.kind)
+        found = self._memo.rendered(key)
+        if found is None:
+            found = self._memo.keep(key, bibliography_html(entries, home=home, place=place,
+                                                           backlinks=back, style=self.style))
+        return found, ids_done or home
 
     @event_priority(100)  # what the page holds before any other plugin changes it
     def on_page_content(self, html_text: str, /, *, page: Page, config: MkDocsConfig,
@@ -1292,7 +1368,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         for index, (start, end, _n, _source) in enumerate(known):
             ir = self.resolution.citations.get((data.src_uri, index))
             if ir is not None:
-                out += [content[last:start], citation_html(ir, f"refbook-cite-{index}", links)]
+                out += [content[last:start], self._citation_html(ir, f"refbook-cite-{index}", links)]
                 last = end
         return "".join(out) + content[last:]
 

@@ -78,6 +78,19 @@ def citation_html(ir: Inlines, anchor_id: str, links: Links) -> str:
     return "".join(out)
 
 
+def cite_targets(ir: Inlines, links: Links) -> tuple[tuple[str, str | None, str | None], ...]:
+    """What :func:`citation_html` takes from ``links`` for ``ir``: for each cited key, the page
+    its link points to and its tooltip text. With ``ir`` and the id, all its output depends on."""
+    out = []
+    for node in ir:
+        if isinstance(node, Span) and node.role == "cite-item":
+            key = cite_item_key(node)
+            page = links.entry_page(key)
+            text = links.entry_text(key) if links.tooltips and page is not None else None
+            out.append((key, page, text))
+    return tuple(out)
+
+
 def entry_text(ir: Inlines) -> str:
     """Plain text on one line (for a tooltip or a title); escape it with ``escape_title``."""
     return to_line(ir)
