@@ -26,6 +26,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+#: HTML kinds kept in memory only: their keys hold formatted text (IR objects), which is slow
+#: to read back, and a new process finds the same HTML under a cheaper key
+MEMORY_ONLY = frozenset({"cite"})
+
 
 def digest(text: str) -> bytes:
     """A digest of a page's text (the memo's key for its reading)."""
@@ -116,11 +120,11 @@ class PageMemo:
 
     def packed(self) -> tuple[Any, ...]:
         """What the cache file holds: the options, the readings' results (not the masked
-        texts), the HTML."""
+        texts), the HTML but that kept by kinds in :data:`MEMORY_ONLY`."""
         return (self.options,
                 {k: (r.citations, r.markers) for k, r in self.readings.items()
                  if r.citations is not None or r.markers is not None},
-                dict(self.html))
+                {k: v for k, v in self.html.items() if k[0] not in MEMORY_ONLY})
 
     def unpack(self, packed: object) -> bool:
         """Take in what :meth:`packed` gave (from the cache file); False if it is not that."""

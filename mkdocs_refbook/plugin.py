@@ -41,11 +41,11 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 from mkdocs.structure.pages import Page
+from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import YAML_RE, get_data
 
 from mkdocs_refbook import report
 from mkdocs_refbook.extension import PENDING_CLASS, SOURCE_ATTR, RefbookExtension
-from mkdocs_refbook.notes import NOTE_LABEL, Placed, note_numbers, renumber, to_notes
 from mkdocs_refbook.options import SCOPES, RefbookConfig, Settings, settings_from
 from mkdocs_refbook.pagememo import PageMemo, Reading, digest, plugin_stamp
 from mkdocs_refbook.rendering import (
@@ -66,13 +66,11 @@ from refbook.models import Location
 from refbook.readers import read_bibliography
 from refbook.registry import CitationSite, Registry, Resolution
 from refbook.render.html import WORD_JOINER, to_title
-from refbook.render.markdown import escape_markdown, to_markdown
 from refbook.render.reference_list import CitingPlace, backlinks, rendered_title
 from refbook.render.text import one_line
 from refbook.styles import CslStyle, StyleError, get_style
 from refbook.syntax import find_citations
 from refbook.validate import apply_config, check_bibliography
-from refbook.validate.citations import unused_entries
 
 if TYPE_CHECKING:
     from collections.abc import Container, Mapping, Sequence
@@ -85,6 +83,7 @@ if TYPE_CHECKING:
     from mkdocs.structure.toc import AnchorLink
     from mkdocs.utils.templates import TemplateContext
 
+    from mkdocs_refbook.notes import Placed
     from refbook.csl import Item
     from refbook.ir import Inlines
     from refbook.models import Bibliography, Entry
@@ -194,6 +193,8 @@ class _Rendering:
         if self.data.full_labels:
             _drop_dangling_backrefs(root, self.data.full_labels)
         if any(not p.in_note for p in self.data.placed):
+            from mkdocs_refbook.notes import renumber  # note styles only
+
             renumber(root)
 
 
@@ -251,6 +252,8 @@ def _label(footnote_format: str, key: str) -> str:
 
 def _unresolved_md(key: str) -> str:
     """An unknown key in footnote output, as Markdown: a visible marker."""
+    from refbook.render.markdown import escape_markdown  # footnote output only
+
     return (f'<span class="refbook-unresolved" data-key="{html.escape(key)}">'
             f"({escape_markdown(key)}?)</span>")
 
@@ -375,10 +378,11 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         #: each page's reading and each citation's and list's HTML, kept across builds
         #: (:mod:`mkdocs_refbook.pagememo`)
         self._memo = PageMemo()
-        #: a digest of what the resolution was made from (the lists' HTML is keyed by it)
+        #: cache file → the key of what it holds, as this instance last read or wrote it
+        self._folder_keys: dict[Any, tuple[Any, ...]] = {}
+        #: the resolution's identity: drawn when it is made, kept with it in the cache folder
+        #: (the lists' HTML memo is keyed by it)
         self._resolved_from = b""
-        #: without a cache folder (no digest of the .bib files): which bibliography this is
-        self._bib_generation = 0
 
     # -- startup and config ------------------------------------------------------------------
 
@@ -486,11 +490,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         # checked once per build: a folder of another refbook version is cleared first
         self._cache = cachedir.prepare(cache) if cache is not None else None
         self._cache_dir = cache if self._cache is not None and self._cache.usable else None
-        previous = self.bibliography
         self.bibliography = read_bibliography(self._settings.bib_files,
                                               cache_dir=self._cache_dir)
-        if self.bibliography is not previous:
-            self._bib_generation += 1
         # read afresh every build: an edited .csl file (under `mkdocs serve`) has a new digest
         try:
             self.style = get_style(self._settings.style, locale=self._settings.locale)
@@ -554,14 +555,24 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         as values, after the file's seal checked out), else ``None``."""
         if self._cache_dir is None:
             return None
-        found = sealed.load(self._cache_file(kind))
-        if isinstance(found, tuple) and len(found) == 2 and found[0] == key:
-            return found[1]
+        path = self._cache_file(kind)
+        held = self._folder_keys.get(path)
+        if held is not None and held != key:
+            # this instance read or wrote the file last and its key differs: reading it again
+            # (under `mkdocs serve`, writing it first: sealed.defer_writes) would find a miss
+            return None
+        found = sealed.load(path)
+        if isinstance(found, tuple) and len(found) == 2:
+            self._folder_keys[path] = found[0]
+            if found[0] == key:
+                return found[1]
         return None
 
     def _store(self, kind: str, key: tuple[Any, ...], value: object) -> None:
         if self._cache_dir is not None:
-            sealed.dump((key, value), self._cache_file(kind))
+            path = self._cache_file(kind)
+            if sealed.dump((key, value), path):
+                self._folder_keys[path] = key
 
     # -- the references page -----------------------------------------------------------------
 
@@ -634,7 +645,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         data.source = source
         text = _blank_front_matter(source)
         data.expected = list(self._citations_in(text))
-        data.placed = (note_numbers(self._masked(text), data.expected) if self._notes else [])
+        data.placed = (_note_numbers(self._masked(text), data.expected) if self._notes else [])
         data.lists = self._scopes(data, self._marker_scopes_in(text))
 
     # -- a page's reading, once per text (mkdocs_refbook.pagememo) --------------------------
@@ -730,8 +741,9 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             # a new build process with the same inputs takes the book from the cache folder
             disk_key = (self._bib_digest, self._language, *key[1:])
             found = self._cached("resolution", disk_key)
-            if isinstance(found, Resolution):
-                self.resolution = found
+            if (isinstance(found, tuple) and len(found) == 2
+                    and isinstance(found[0], Resolution) and isinstance(found[1], bytes)):
+                self.resolution, self._resolved_from = found
             else:
                 registry = Registry()
                 for uri in order:
@@ -745,11 +757,10 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                                                    memo_dir=self._cache_dir)
                 if self._cache_dir is not None and isinstance(self.items, Items):
                     save_items(self.items, self._cache_dir)
-                self._store("resolution", disk_key, self.resolution)
-            # what the resolution was made from: the lists' HTML memo is keyed by it (without a
-            # cache folder, the memo lives in this process only: the bibliography's generation)
-            self._resolved_from = digest(repr(
-                (disk_key, self._bib_digest or f"generation {self._bib_generation}")))
+                # a new identity for a new resolution (a digest of its inputs would cost a
+                # repr of every citation; an equal resolution made again only misses the memo)
+                self._resolved_from = os.urandom(16)
+                self._store("resolution", disk_key, (self.resolution, self._resolved_from))
             self._entry_map = dict(self.resolution.entries)
             if self._entry_style is not None:
                 self._entry_map = self._pybtex_entries(self._entry_style)
@@ -800,7 +811,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         changed = [(c.refs, c.mode) for c in found] != [(c.refs, c.mode) for c in data.expected]
         data.expected = found
         if self._notes:
-            placed = note_numbers(self._masked(given), found)
+            placed = _note_numbers(self._masked(given), found)
             changed = changed or placed != data.placed
             data.placed = placed
         lists = self._scopes(data, scopes)
@@ -828,6 +839,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
     def _notes_markdown(self, markdown: str, data: PageData, page: Page) -> str:
         """Note styles: each citation of the running text → a footnote reference, its note a
         footnote definition at the end (``mkdocs_refbook.notes``)."""
+        from mkdocs_refbook.notes import NOTE_LABEL, to_notes  # note styles only
+
         assert self.resolution is not None
         res = self.resolution
         links = self._links(page)
@@ -861,6 +874,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         the files' order) → footnote definitions, as Markdown for the footnotes extension.
         A label is defined once, where it first is. Entry text is refbook's Markdown (escaped,
         one paragraph)."""
+        from refbook.render.markdown import to_markdown  # footnote output only
+
         s = self._settings
         assert self.resolution is not None
         res = self.resolution
@@ -994,16 +1009,30 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 r.cursor = j + 1
                 if r.links is None:  # where the entries are, seen from this page
                     r.links = self._links(r.page)
-                out = self._citation_html(ir, f"refbook-cite-{j}", r.links)
+                out = self._citation_html(ir, f"refbook-cite-{j}", r.links, (r.data.src_uri, j))
                 r.emitted[j] = out
                 return out
         return None
 
-    def _citation_html(self, ir: Inlines, anchor_id: str, links: Links) -> str:
-        """``citation_html``, kept in the memo by everything it depends on."""
-        key = ("cite", ir, anchor_id, cite_targets(ir, links))
-        found = self._memo.rendered(key)
-        return found if found is not None else self._memo.keep(key, citation_html(ir, anchor_id, links))
+    def _citation_html(self, ir: Inlines, anchor_id: str, links: Links,
+                       site: tuple[str, int]) -> str:
+        """``citation_html`` of the resolution's citation at ``site``, kept in the memo.
+
+        Two keys: the resolution's identity with the site and the links' (``Links.where``),
+        which determine the citation's text and every entry's link and tooltip (cheap to
+        compare, kept in the cache folder); and, for a new resolution under ``mkdocs serve``,
+        the citation's text with its keys' links and tooltips (kept in memory only), so that
+        a citation edit renders only the citations whose HTML changed."""
+        by_site = ("cite@", self._resolved_from, *site, anchor_id, links.where, links.tooltips,
+                   self._entry_style)
+        found = self._memo.rendered(by_site)
+        if found is None:
+            by_text = ("cite", ir, anchor_id, cite_targets(ir, links))
+            found = self._memo.rendered(by_text)
+            if found is None:
+                found = self._memo.keep(by_text, citation_html(ir, anchor_id, links))
+            self._memo.keep(by_site, found)
+        return found
 
     def _lists_while_rendering(self, r: _Rendering, text: str) -> str:
         if self.resolution is None:
@@ -1030,26 +1059,36 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         assert self.resolution is not None
         res = self.resolution
         if scope == "page":
-            keys = ({res.key_of(k) for site in data.sites for k in site.citation.keys}
-                    if data.sites else {res.key_of(k) for c in data.expected for k in c.keys})
-            entries = [(k, v) for k, v in res.entries if k in keys]
+            cited = ({res.key_of(k) for site in data.sites for k in site.citation.keys}
+                     if data.sites else {res.key_of(k) for c in data.expected for k in c.keys})
+            entries = [(k, v) for k, v in res.entries if k in cited]
         else:
             entries = list(res.entries)
         # only the first book-wide list of the home page carries the ids ref-<key>; every other
         # list's are ref-<key>-<page>-<n>
         home = scope != "page" and data.src_uri == self.home and not ids_done
-        back = (self._backlinks(page, [k for k, _ in entries])
-                if backlinks and self._settings.backlinks else {})
+        keys = [k for k, _ in entries]
+        linked = backlinks and self._settings.backlinks
         place = (posixpath.splitext(data.src_uri)[0], index)
         # the entries are the resolution's (all of them, or those of the page's keys); the
-        # back-links by a digest of their text (as values they made the cache file slow to read)
-        key = ("list", self._resolved_from, tuple(k for k, _ in entries) if scope == "page" else (),
-               home, place, digest(repr(sorted(back.items()))) if back else b"", self.style.kind)
+        # back-links are made of the places citing each key and the URLs of their pages from
+        # this one (:meth:`_backlinks`), keyed by a digest of those (plain strings)
+        key = ("list", self._resolved_from, tuple(keys) if scope == "page" else (), home, place,
+               self._backlinks_digest(page, keys) if linked else b"", self.style.kind)
         found = self._memo.rendered(key)
         if found is None:
+            back = self._backlinks(page, keys) if linked else {}
             found = self._memo.keep(key, bibliography_html(entries, home=home, place=place,
                                                            backlinks=back, style=self.style))
         return found, ids_done or home
+
+    def _backlinks_digest(self, page: Page, keys: Sequence[str]) -> bytes:
+        """A digest of everything :meth:`_backlinks` makes the back-links of ``keys`` from."""
+        if self._places is None:
+            self._places = self._citing_places()
+        places = tuple((k, tuple(self._places.get(k, ()))) for k in keys)
+        uris = sorted({place[0] for _, found in places for place in found})
+        return digest(repr((places, [(u, self._url_to(u, page)) for u in uris])))
 
     @event_priority(100)  # what the page holds before any other plugin changes it
     def on_page_content(self, html_text: str, /, *, page: Page, config: MkDocsConfig,
@@ -1160,6 +1199,9 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             if found is not None:
                 self._unused = found
             else:
+                # imported here: a build that finds the result in the cache folder runs no rule
+                from refbook.validate.citations import unused_entries
+
                 unused = (unused_entries(self.bibliography, used)
                           if s.check.enabled(Code.UNUSED_ENTRY) else [])
                 self._unused = [report.localize(d, s, self._abs_doc)
@@ -1317,7 +1359,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         target = self.files.get_file_from_path(src_uri)
         if target is None:
             return ""
-        return target.url_relative_to(page.file)
+        # File.url_relative_to, a function of the two URLs only: each pair computed once
+        return _relative_url(target.url, page.file.url)
 
     def _links(self, page: Page) -> Links:
         home = self.home
@@ -1328,7 +1371,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 return None
             return home_url
 
-        return Links(entry_page, self._entry_text, self._settings.tooltips)
+        return Links(entry_page, self._entry_text, self._settings.tooltips, where=home_url)
 
     @event_priority(-50)
     def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
@@ -1368,7 +1411,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         for index, (start, end, _n, _source) in enumerate(known):
             ir = self.resolution.citations.get((data.src_uri, index))
             if ir is not None:
-                out += [content[last:start], self._citation_html(ir, f"refbook-cite-{index}", links)]
+                out += [content[last:start], self._citation_html(
+                    ir, f"refbook-cite-{index}", links, (data.src_uri, index))]
                 last = end
         return "".join(out) + content[last:]
 
@@ -1434,6 +1478,18 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                     places.setdefault(self._entry_key(k) or k, []).append(
                         (uri, title, section, anchor))
         return places
+
+
+@lru_cache(maxsize=4096)
+def _relative_url(url: str, other: str) -> str:
+    return get_relative_url(url, other)
+
+
+def _note_numbers(masked: str, citations: Sequence[Citation]) -> list[Placed]:
+    """``mkdocs_refbook.notes.note_numbers``, imported when a note style first asks."""
+    from mkdocs_refbook.notes import note_numbers
+
+    return note_numbers(masked, citations)
 
 
 def _nav_mentions(nav: Any, path: str) -> bool:

@@ -52,6 +52,9 @@ class Links:
     #: key → formatted entry (for tooltips), or None when the key is unknown
     entry_text: Callable[[str], str | None]
     tooltips: bool = True
+    #: what ``entry_page`` and ``entry_text`` answer from besides the book's resolution (the
+    #: plugin: the URL of the page holding the entries, seen from this one), for memo keys
+    where: str | None = None
 
 
 def citation_html(ir: Inlines, anchor_id: str, links: Links) -> str:
