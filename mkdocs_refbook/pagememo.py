@@ -28,7 +28,7 @@ from typing import Any
 
 #: HTML kinds kept in memory only: their keys hold formatted text (IR objects), which is slow
 #: to read back, and a new process finds the same HTML under a cheaper key
-MEMORY_ONLY = frozenset({"cite"})
+MEMORY_ONLY = frozenset({"cite", "list-text"})
 
 
 def digest(text: str) -> bytes:
@@ -74,6 +74,9 @@ class PageMemo:
     html: dict[tuple[Any, ...], str] = field(default_factory=dict)
     _used_readings: set[bytes] = field(default_factory=set)
     _used_html: set[tuple[Any, ...]] = field(default_factory=set)
+    #: an entry's other key (memory only): used along with it, so that it outlives the builds
+    #: that found the HTML under the first key (see :meth:`keep`)
+    _also: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
     #: something was computed since the memo was loaded or saved
     changed: bool = False
     #: the cache file was read (once per process)
@@ -99,11 +102,19 @@ class PageMemo:
         found = self.html.get(key)
         if found is not None:
             self._used_html.add(key)
+            also = self._also.get(key)
+            if also is not None:
+                self._used_html.add(also)
         return found
 
-    def keep(self, key: tuple[Any, ...], value: str) -> str:
+    def keep(self, key: tuple[Any, ...], value: str, *,
+             also: tuple[Any, ...] | None = None) -> str:
+        """Keep ``value`` under ``key``; ``also``: the key it is kept under too (by content,
+        while ``key`` names its source), used whenever ``key`` is."""
         self.html[key] = value
         self._used_html.add(key)
+        if also is not None:
+            self._also[key] = also
         self.changed = True
         return value
 
@@ -114,6 +125,7 @@ class PageMemo:
             self.changed = True
         for gone_html in self.html.keys() - self._used_html:
             del self.html[gone_html]
+            self._also.pop(gone_html, None)
             self.changed = True
         self._used_readings.clear()
         self._used_html.clear()

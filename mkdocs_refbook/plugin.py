@@ -1031,7 +1031,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             found = self._memo.rendered(by_text)
             if found is None:
                 found = self._memo.keep(by_text, citation_html(ir, anchor_id, links))
-            self._memo.keep(by_site, found)
+            self._memo.keep(by_site, found, also=by_text)
         return found
 
     def _lists_while_rendering(self, r: _Rendering, text: str) -> str:
@@ -1073,13 +1073,20 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         # the entries are the resolution's (all of them, or those of the page's keys); the
         # back-links are made of the places citing each key and the URLs of their pages from
         # this one (:meth:`_backlinks`), keyed by a digest of those (plain strings)
+        back_digest = self._backlinks_digest(page, keys) if linked else b""
         key = ("list", self._resolved_from, tuple(keys) if scope == "page" else (), home, place,
-               self._backlinks_digest(page, keys) if linked else b"", self.style.kind)
+               back_digest, self.style.kind)
         found = self._memo.rendered(key)
         if found is None:
-            back = self._backlinks(page, keys) if linked else {}
-            found = self._memo.keep(key, bibliography_html(entries, home=home, place=place,
-                                                           backlinks=back, style=self.style))
+            # a new resolution (under `mkdocs serve`, after a citation or .bib edit) often
+            # lists the same entries: found by their formatted text too (kept in memory only)
+            by_text = ("list-text", tuple(entries), home, place, back_digest, self.style.kind)
+            found = self._memo.rendered(by_text)
+            if found is None:
+                back = self._backlinks(page, keys) if linked else {}
+                found = self._memo.keep(by_text, bibliography_html(
+                    entries, home=home, place=place, backlinks=back, style=self.style))
+            self._memo.keep(key, found, also=by_text)
         return found, ids_done or home
 
     def _backlinks_digest(self, page: Page, keys: Sequence[str]) -> bytes:

@@ -103,6 +103,23 @@ def test_a_serve_rebuild_after_a_prose_edit_reads_only_the_edited_page(
     assert site_tree(project.root) == clean_site(project, tmp_path)
 
 
+def test_a_serve_rebuild_after_a_citation_edit_renders_only_what_changed(
+        project: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    make(project)
+    forget_plugins()
+    serve_build(project)
+    project.page("more.md", PAGES["more.md"] + "\nProse.\n")
+    serve_build(project)  # a prose edit: every citation's HTML found by its site
+    project.page("index.md", PAGES["index.md"] + "\nAnd [@lee2021].\n")
+    calls = counted(monkeypatch)
+    serve_build(project)  # the book is resolved again: a new resolution
+    # the new citation; the other citations' text did not change, nor did the entries: the
+    # lists are rendered again only where their back-links changed (the book's list, once)
+    assert calls["citation"] == 1
+    assert calls["list"] == 1
+    assert site_tree(project.root) == clean_site(project, tmp_path)
+
+
 def test_what_a_citation_or_list_shows_is_never_taken_stale_from_the_memo(
         project: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     make(project)
