@@ -77,6 +77,8 @@ class PageMemo:
     #: an entry's other key (memory only): used along with it, so that it outlives the builds
     #: that found the HTML under the first key (see :meth:`keep`)
     _also: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
+    #: text → its digest, for this build (the plugin reads a page's text up to three times)
+    _digests: dict[str, bytes] = field(default_factory=dict)
     #: something was computed since the memo was loaded or saved
     changed: bool = False
     #: the cache file was read (once per process)
@@ -90,7 +92,9 @@ class PageMemo:
             self.changed = True
 
     def reading(self, text: str) -> Reading:
-        key = digest(text)
+        key = self._digests.get(text)
+        if key is None:
+            key = self._digests[text] = digest(text)
         found = self.readings.get(key)
         if found is None:
             found = self.readings[key] = Reading()
@@ -129,6 +133,7 @@ class PageMemo:
             self.changed = True
         self._used_readings.clear()
         self._used_html.clear()
+        self._digests.clear()
 
     def packed(self) -> tuple[Any, ...]:
         """What the cache file holds: the options, the readings' results (not the masked

@@ -378,6 +378,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         #: each page's reading and each citation's and list's HTML, kept across builds
         #: (:mod:`mkdocs_refbook.pagememo`)
         self._memo = PageMemo()
+        #: the keys the book uses, and the resolution key and resolution they were found from
+        self._used: tuple[Any, Resolution, frozenset[str]] | None = None
         #: cache file → the key of what it holds, as this instance last read or wrote it
         self._folder_keys: dict[Any, tuple[Any, ...]] = {}
         #: the resolution's identity: drawn when it is made, kept with it in the cache folder
@@ -1194,9 +1196,16 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 f"marker from code or add one to {s.references_page!r}")
         # the book's citations under the same options as the .bib rules: unknown and
         # wrong-case keys at the citing line, entries that no list shows at the entry
-        used = frozenset({k for k, _ in self.resolution.entries} | {
-            self.resolution.key_of(k) for u in order for x in self.pages[u].sites
-            for k in x.citation.keys})
+        if (self._used is not None and self._used[0] is self._resolve_key
+                and self._used[1] is self.resolution):
+            # the same citations (the resolution's key holds every site's keys) resolved the
+            # same way: the same keys are used (a prose edit under `mkdocs serve`)
+            used = self._used[2]
+        else:
+            used = frozenset({k for k, _ in self.resolution.entries} | {
+                self.resolution.key_of(k) for u in order for x in self.pages[u].sites
+                for k in x.citation.keys})
+            self._used = (self._resolve_key, self.resolution, used)
         unused_key = (self._check_key, used)
         if unused_key != self._unused_key:
             # thousands on a shared bibliography: configured and located once per citation set,
@@ -1237,12 +1246,14 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         The registry reports each cited key that is not in the bibliography, in citation order,
         as ``unknown-key`` or (another case of an existing key, resolved to it) ``key-case``.
         """
+        moved = (Code.UNKNOWN_KEY, Code.CITE_CASE, Code.KEY_CASE)
+        if not any(d.code in moved and d.location is not None for d in diagnostics):
+            return list(diagnostics)  # (the usual case: no site to look up)
         places = iter([Location(u, site.line) for u in order for site in self.pages[u].sites
                        for k in site.citation.keys if k not in self.items])
         out = []
         for d in diagnostics:
-            if (d.code in (Code.UNKNOWN_KEY, Code.CITE_CASE, Code.KEY_CASE)
-                    and d.location is not None):
+            if d.code in moved and d.location is not None:
                 d = replace(d, location=next(places, d.location))
             out.append(d)
         return out
