@@ -41,12 +41,13 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 from mkdocs.structure.pages import Page
+from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import YAML_RE, get_data
 
 from mkdocs_refbook import report
 from mkdocs_refbook.extension import PENDING_CLASS, SOURCE_ATTR, RefbookExtension
-from mkdocs_refbook.notes import NOTE_LABEL, Placed, note_numbers, renumber, to_notes
 from mkdocs_refbook.options import SCOPES, RefbookConfig, Settings, settings_from
+from mkdocs_refbook.pagememo import PageMemo, Reading, digest, plugin_stamp
 from mkdocs_refbook.rendering import (
     STYLESHEET,
     STYLESHEET_PATH,
@@ -54,6 +55,7 @@ from mkdocs_refbook.rendering import (
     backlinks_html,
     bibliography_html,
     citation_html,
+    cite_targets,
     entry_text,
 )
 from refbook import __version__, bibcache, cachedir, sealed
@@ -64,13 +66,11 @@ from refbook.models import Location
 from refbook.readers import read_bibliography
 from refbook.registry import CitationSite, Registry, Resolution
 from refbook.render.html import WORD_JOINER, to_title
-from refbook.render.markdown import escape_markdown, to_markdown
 from refbook.render.reference_list import CitingPlace, backlinks, rendered_title
 from refbook.render.text import one_line
 from refbook.styles import CslStyle, StyleError, get_style
 from refbook.syntax import find_citations
 from refbook.validate import apply_config, check_bibliography
-from refbook.validate.citations import unused_entries
 
 if TYPE_CHECKING:
     from collections.abc import Container, Mapping, Sequence
@@ -83,6 +83,7 @@ if TYPE_CHECKING:
     from mkdocs.structure.toc import AnchorLink
     from mkdocs.utils.templates import TemplateContext
 
+    from mkdocs_refbook.notes import Placed
     from refbook.csl import Item
     from refbook.ir import Inlines
     from refbook.models import Bibliography, Entry
@@ -192,6 +193,8 @@ class _Rendering:
         if self.data.full_labels:
             _drop_dangling_backrefs(root, self.data.full_labels)
         if any(not p.in_note for p in self.data.placed):
+            from mkdocs_refbook.notes import renumber  # note styles only
+
             renumber(root)
 
 
@@ -249,6 +252,8 @@ def _label(footnote_format: str, key: str) -> str:
 
 def _unresolved_md(key: str) -> str:
     """An unknown key in footnote output, as Markdown: a visible marker."""
+    from refbook.render.markdown import escape_markdown  # footnote output only
+
     return (f'<span class="refbook-unresolved" data-key="{html.escape(key)}">'
             f"({escape_markdown(key)}?)</span>")
 
@@ -370,6 +375,16 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self._language = "en-US"
         #: key → where it is cited, for back-links (computed once per build, when first needed)
         self._places: dict[str, list[tuple[str, str, str, str]]] | None = None
+        #: each page's reading and each citation's and list's HTML, kept across builds
+        #: (:mod:`mkdocs_refbook.pagememo`)
+        self._memo = PageMemo()
+        #: the keys the book uses, and the resolution key and resolution they were found from
+        self._used: tuple[Any, Resolution, frozenset[str]] | None = None
+        #: cache file → the key of what it holds, as this instance last read or wrote it
+        self._folder_keys: dict[Any, tuple[Any, ...]] = {}
+        #: the resolution's identity: drawn when it is made, kept with it in the cache folder
+        #: (the lists' HTML memo is keyed by it)
+        self._resolved_from = b""
 
     # -- startup and config ------------------------------------------------------------------
 
@@ -438,6 +453,20 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
     def on_shutdown(self) -> None:
         sealed.flush()
 
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        # the memo keeps what this build used, and the cache folder keeps the memo (under
+        # `mkdocs serve`, written when it stops: sealed.defer_writes)
+        self._memo.end_build()
+        if self._cache_dir is not None and self._memo.changed:
+            self._store("pages", (plugin_stamp(),), self._memo.packed())
+            self._memo.changed = False
+        if self.command == "serve" and self._cache_dir is not None:
+            # the first build of `mkdocs serve` has filled the folder: from now on each file's
+            # latest value waits in memory until serve stops (on_shutdown), as on_serve asks
+            # too; a serve-like driver that never calls on_serve (a benchmark, an IDE) writes
+            # no more than serve itself
+            sealed.defer_writes()
+
     def _note_style(self) -> bool:
         """The book's style is a note style: its citations become footnotes."""
         if self._settings.output != "refbook":
@@ -473,6 +502,13 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         # what the cache folder's book-wide results are keyed by (cheap: a digest per file)
         self._bib_digest = (bibcache.files_digest(self._settings.bib_files)
                             if self._cache_dir is not None else "")
+        s = self._settings
+        self._memo.follow((s.bib_command, s.full_bib_command, s.output, s.narrative))
+        if self._cache_dir is not None and not self._memo.loaded:
+            # once per process: `mkdocs serve` keeps the memo in memory after its first build
+            self._memo.loaded = True
+            if self._memo.unpack(self._cached("pages", (plugin_stamp(),))):
+                self._memo.changed = False
         self._language = self._style_language()
         self.items = items_for(self.bibliography, self._language)
         check_key = (id(self.bibliography), self._settings.check)
@@ -521,14 +557,24 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         as values, after the file's seal checked out), else ``None``."""
         if self._cache_dir is None:
             return None
-        found = sealed.load(self._cache_file(kind))
-        if isinstance(found, tuple) and len(found) == 2 and found[0] == key:
-            return found[1]
+        path = self._cache_file(kind)
+        held = self._folder_keys.get(path)
+        if held is not None and held != key:
+            # this instance read or wrote the file last and its key differs: reading it again
+            # (under `mkdocs serve`, writing it first: sealed.defer_writes) would find a miss
+            return None
+        found = sealed.load(path)
+        if isinstance(found, tuple) and len(found) == 2:
+            self._folder_keys[path] = found[0]
+            if found[0] == key:
+                return found[1]
         return None
 
     def _store(self, kind: str, key: tuple[Any, ...], value: object) -> None:
         if self._cache_dir is not None:
-            sealed.dump((key, value), self._cache_file(kind))
+            path = self._cache_file(kind)
+            if sealed.dump((key, value), path):
+                self._folder_keys[path] = key
 
     # -- the references page -----------------------------------------------------------------
 
@@ -545,10 +591,10 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             if has_book_list:
                 break
             try:
-                text = _mask_code(self._commands(f.content_string))
+                scopes, _ = self._markers_in(f.content_string)
             except (OSError, UnicodeDecodeError):
                 continue
-            if any((m.group("scope") or "book") in ("book", "all") for m in MARKER.finditer(text)):
+            if any(scope in ("book", "all") for scope in scopes):
                 has_book_list = True
         self.generated_page = False
         # the author's own references page without a marker gets the list at its end
@@ -599,10 +645,42 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         """One page's citations and lists from its file's text."""
         data = self.pages.setdefault(src_uri, PageData(src_uri))
         data.source = source
-        text = _mask_code(self._commands(_blank_front_matter(source)))
-        data.expected = self._found(text)
-        data.placed = (note_numbers(text, data.expected) if self._notes else [])
-        data.lists = self._scopes(data, text)
+        text = _blank_front_matter(source)
+        data.expected = list(self._citations_in(text))
+        data.placed = (_note_numbers(self._masked(text), data.expected) if self._notes else [])
+        data.lists = self._scopes(data, self._marker_scopes_in(text))
+
+    # -- a page's reading, once per text (mkdocs_refbook.pagememo) --------------------------
+
+    def _masked(self, text: str, reading: Reading | None = None) -> str:
+        """``text`` with mkdocs-bibtex's commands as markers, code blanked out."""
+        r = reading or self._memo.reading(text)
+        if r.masked is None:
+            r.masked = _mask_code(self._commands(text))
+        return r.masked
+
+    def _citations_in(self, text: str) -> tuple[Citation, ...]:
+        """The citations of a page's Markdown (:meth:`_found` of its masked text)."""
+        r = self._memo.reading(text)
+        if r.citations is None:
+            r.citations = tuple(self._found(self._masked(text, r)))
+        return r.citations
+
+    def _markers_in(self, text: str) -> tuple[tuple[str, ...], int]:
+        """The scopes of a page's list markers and its count of mkdocs-bibtex's full-list
+        markers (footnote output), code masked out."""
+        r = self._memo.reading(text)
+        if r.markers is None:
+            masked = self._masked(text, r)
+            r.markers = (tuple(m.group("scope") or "book" for m in MARKER.finditer(masked)),
+                         masked.count(_FOOTNOTES_ALL))
+        return r.markers
+
+    def _marker_scopes_in(self, text: str) -> list[str]:
+        """The scopes of the list markers of a page's Markdown (code masked out), mkdocs-bibtex's
+        full list written as footnotes included."""
+        scopes, every = self._markers_in(text)
+        return [*scopes, *["all"] * every]
 
     def _found(self, masked: str, offset: int = 0) -> list[Citation]:
         """The citations of a page's Markdown, code masked out."""
@@ -631,16 +709,10 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             last = m.end()
         return "".join(out) + markdown[last:]
 
-    @staticmethod
-    def _marker_scopes(masked: str) -> list[str]:
-        """The scopes of the list markers of a page's Markdown (code masked out), mkdocs-bibtex's
-        full list written as footnotes included."""
-        return ([m.group("scope") or "book" for m in MARKER.finditer(masked)]
-                + ["all"] * masked.count(_FOOTNOTES_ALL))
-
-    def _scopes(self, data: PageData, masked: str) -> list[str]:
-        """The lists a page's Markdown asks for, the ones the plugin adds included."""
-        scopes = [x for x in self._marker_scopes(masked) if x in SCOPES]
+    def _scopes(self, data: PageData, markers: Sequence[str]) -> list[str]:
+        """The lists a page's Markdown asks for (``markers``: :meth:`_marker_scopes_in` its
+        text), the ones the plugin adds included."""
+        scopes = [x for x in markers if x in SCOPES]
         if data.src_uri == self.list_appended_to and not {"book", "all"} & set(scopes):
             scopes.append("book")
         if (self._settings.per_page_lists and self._settings.output == "refbook"
@@ -671,8 +743,9 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             # a new build process with the same inputs takes the book from the cache folder
             disk_key = (self._bib_digest, self._language, *key[1:])
             found = self._cached("resolution", disk_key)
-            if isinstance(found, Resolution):
-                self.resolution = found
+            if (isinstance(found, tuple) and len(found) == 2
+                    and isinstance(found[0], Resolution) and isinstance(found[1], bytes)):
+                self.resolution, self._resolved_from = found
             else:
                 registry = Registry()
                 for uri in order:
@@ -686,7 +759,10 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                                                    memo_dir=self._cache_dir)
                 if self._cache_dir is not None and isinstance(self.items, Items):
                     save_items(self.items, self._cache_dir)
-                self._store("resolution", disk_key, self.resolution)
+                # a new identity for a new resolution (a digest of its inputs would cost a
+                # repr of every citation; an equal resolution made again only misses the memo)
+                self._resolved_from = os.urandom(16)
+                self._store("resolution", disk_key, (self.resolution, self._resolved_from))
             self._entry_map = dict(self.resolution.entries)
             if self._entry_style is not None:
                 self._entry_map = self._pybtex_entries(self._entry_style)
@@ -725,21 +801,22 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         offset = _front_matter_lines(page, markdown)
         as_read = data.source is not None and data.source.endswith(markdown) and \
             page.file.content_string == data.source
+        given = markdown
         markdown = self._commands(markdown)
-        masked = _mask_code(markdown)
         if as_read:
             # no plugin changed the page: what the reading found holds (file lines included)
             found = data.expected
         else:
-            found = self._found(masked, offset)
-        scopes = self._marker_scopes(masked)
+            found = [replace(c, line=c.line + offset) if offset else c
+                     for c in self._citations_in(given)]
+        scopes = self._marker_scopes_in(given)
         changed = [(c.refs, c.mode) for c in found] != [(c.refs, c.mode) for c in data.expected]
         data.expected = found
         if self._notes:
-            placed = note_numbers(masked, found)
+            placed = _note_numbers(self._masked(given), found)
             changed = changed or placed != data.placed
             data.placed = placed
-        lists = self._scopes(data, masked)
+        lists = self._scopes(data, scopes)
         # the lists the plugin adds go at the end of the page
         added = [x for x in lists if x not in scopes]
         if added:
@@ -764,6 +841,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
     def _notes_markdown(self, markdown: str, data: PageData, page: Page) -> str:
         """Note styles: each citation of the running text → a footnote reference, its note a
         footnote definition at the end (``mkdocs_refbook.notes``)."""
+        from mkdocs_refbook.notes import NOTE_LABEL, to_notes  # note styles only
+
         assert self.resolution is not None
         res = self.resolution
         links = self._links(page)
@@ -797,6 +876,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         the files' order) → footnote definitions, as Markdown for the footnotes extension.
         A label is defined once, where it first is. Entry text is refbook's Markdown (escaped,
         one paragraph)."""
+        from refbook.render.markdown import to_markdown  # footnote output only
+
         s = self._settings
         assert self.resolution is not None
         res = self.resolution
@@ -930,10 +1011,30 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 r.cursor = j + 1
                 if r.links is None:  # where the entries are, seen from this page
                     r.links = self._links(r.page)
-                out = citation_html(ir, f"refbook-cite-{j}", r.links)
+                out = self._citation_html(ir, f"refbook-cite-{j}", r.links, (r.data.src_uri, j))
                 r.emitted[j] = out
                 return out
         return None
+
+    def _citation_html(self, ir: Inlines, anchor_id: str, links: Links,
+                       site: tuple[str, int]) -> str:
+        """``citation_html`` of the resolution's citation at ``site``, kept in the memo.
+
+        Two keys: the resolution's identity with the site and the links' (``Links.where``),
+        which determine the citation's text and every entry's link and tooltip (cheap to
+        compare, kept in the cache folder); and, for a new resolution under ``mkdocs serve``,
+        the citation's text with its keys' links and tooltips (kept in memory only), so that
+        a citation edit renders only the citations whose HTML changed."""
+        by_site = ("cite@", self._resolved_from, *site, anchor_id, links.where, links.tooltips,
+                   self._entry_style)
+        found = self._memo.rendered(by_site)
+        if found is None:
+            by_text = ("cite", ir, anchor_id, cite_targets(ir, links))
+            found = self._memo.rendered(by_text)
+            if found is None:
+                found = self._memo.keep(by_text, citation_html(ir, anchor_id, links))
+            self._memo.keep(by_site, found, also=by_text)
+        return found
 
     def _lists_while_rendering(self, r: _Rendering, text: str) -> str:
         if self.resolution is None:
@@ -960,20 +1061,43 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         assert self.resolution is not None
         res = self.resolution
         if scope == "page":
-            keys = ({res.key_of(k) for site in data.sites for k in site.citation.keys}
-                    if data.sites else {res.key_of(k) for c in data.expected for k in c.keys})
-            entries = [(k, v) for k, v in res.entries if k in keys]
+            cited = ({res.key_of(k) for site in data.sites for k in site.citation.keys}
+                     if data.sites else {res.key_of(k) for c in data.expected for k in c.keys})
+            entries = [(k, v) for k, v in res.entries if k in cited]
         else:
             entries = list(res.entries)
         # only the first book-wide list of the home page carries the ids ref-<key>; every other
         # list's are ref-<key>-<page>-<n>
         home = scope != "page" and data.src_uri == self.home and not ids_done
-        back = (self._backlinks(page, [k for k, _ in entries])
-                if backlinks and self._settings.backlinks else {})
+        keys = [k for k, _ in entries]
+        linked = backlinks and self._settings.backlinks
         place = (posixpath.splitext(data.src_uri)[0], index)
-        return (bibliography_html(entries, home=home, place=place, backlinks=back,
-                                  style=self.style),
-                ids_done or home)
+        # the entries are the resolution's (all of them, or those of the page's keys); the
+        # back-links are made of the places citing each key and the URLs of their pages from
+        # this one (:meth:`_backlinks`), keyed by a digest of those (plain strings)
+        back_digest = self._backlinks_digest(page, keys) if linked else b""
+        key = ("list", self._resolved_from, tuple(keys) if scope == "page" else (), home, place,
+               back_digest, self.style.kind)
+        found = self._memo.rendered(key)
+        if found is None:
+            # a new resolution (under `mkdocs serve`, after a citation or .bib edit) often
+            # lists the same entries: found by their formatted text too (kept in memory only)
+            by_text = ("list-text", tuple(entries), home, place, back_digest, self.style.kind)
+            found = self._memo.rendered(by_text)
+            if found is None:
+                back = self._backlinks(page, keys) if linked else {}
+                found = self._memo.keep(by_text, bibliography_html(
+                    entries, home=home, place=place, backlinks=back, style=self.style))
+            self._memo.keep(key, found, also=by_text)
+        return found, ids_done or home
+
+    def _backlinks_digest(self, page: Page, keys: Sequence[str]) -> bytes:
+        """A digest of everything :meth:`_backlinks` makes the back-links of ``keys`` from."""
+        if self._places is None:
+            self._places = self._citing_places()
+        places = tuple((k, tuple(self._places.get(k, ()))) for k in keys)
+        uris = sorted({place[0] for _, found in places for place in found})
+        return digest(repr((places, [(u, self._url_to(u, page)) for u in uris])))
 
     @event_priority(100)  # what the page holds before any other plugin changes it
     def on_page_content(self, html_text: str, /, *, page: Page, config: MkDocsConfig,
@@ -1072,9 +1196,16 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 f"marker from code or add one to {s.references_page!r}")
         # the book's citations under the same options as the .bib rules: unknown and
         # wrong-case keys at the citing line, entries that no list shows at the entry
-        used = frozenset({k for k, _ in self.resolution.entries} | {
-            self.resolution.key_of(k) for u in order for x in self.pages[u].sites
-            for k in x.citation.keys})
+        if (self._used is not None and self._used[0] is self._resolve_key
+                and self._used[1] is self.resolution):
+            # the same citations (the resolution's key holds every site's keys) resolved the
+            # same way: the same keys are used (a prose edit under `mkdocs serve`)
+            used = self._used[2]
+        else:
+            used = frozenset({k for k, _ in self.resolution.entries} | {
+                self.resolution.key_of(k) for u in order for x in self.pages[u].sites
+                for k in x.citation.keys})
+            self._used = (self._resolve_key, self.resolution, used)
         unused_key = (self._check_key, used)
         if unused_key != self._unused_key:
             # thousands on a shared bibliography: configured and located once per citation set,
@@ -1084,6 +1215,9 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             if found is not None:
                 self._unused = found
             else:
+                # imported here: a build that finds the result in the cache folder runs no rule
+                from refbook.validate.citations import unused_entries
+
                 unused = (unused_entries(self.bibliography, used)
                           if s.check.enabled(Code.UNUSED_ENTRY) else [])
                 self._unused = [report.localize(d, s, self._abs_doc)
@@ -1112,12 +1246,14 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         The registry reports each cited key that is not in the bibliography, in citation order,
         as ``unknown-key`` or (another case of an existing key, resolved to it) ``key-case``.
         """
+        moved = (Code.UNKNOWN_KEY, Code.CITE_CASE, Code.KEY_CASE)
+        if not any(d.code in moved and d.location is not None for d in diagnostics):
+            return list(diagnostics)  # (the usual case: no site to look up)
         places = iter([Location(u, site.line) for u in order for site in self.pages[u].sites
                        for k in site.citation.keys if k not in self.items])
         out = []
         for d in diagnostics:
-            if (d.code in (Code.UNKNOWN_KEY, Code.CITE_CASE, Code.KEY_CASE)
-                    and d.location is not None):
+            if d.code in moved and d.location is not None:
                 d = replace(d, location=next(places, d.location))
             out.append(d)
         return out
@@ -1241,7 +1377,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         target = self.files.get_file_from_path(src_uri)
         if target is None:
             return ""
-        return target.url_relative_to(page.file)
+        # File.url_relative_to, a function of the two URLs only: each pair computed once
+        return _relative_url(target.url, page.file.url)
 
     def _links(self, page: Page) -> Links:
         home = self.home
@@ -1252,7 +1389,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 return None
             return home_url
 
-        return Links(entry_page, self._entry_text, self._settings.tooltips)
+        return Links(entry_page, self._entry_text, self._settings.tooltips, where=home_url)
 
     @event_priority(-50)
     def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
@@ -1292,7 +1429,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         for index, (start, end, _n, _source) in enumerate(known):
             ir = self.resolution.citations.get((data.src_uri, index))
             if ir is not None:
-                out += [content[last:start], citation_html(ir, f"refbook-cite-{index}", links)]
+                out += [content[last:start], self._citation_html(
+                    ir, f"refbook-cite-{index}", links, (data.src_uri, index))]
                 last = end
         return "".join(out) + content[last:]
 
@@ -1358,6 +1496,18 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                     places.setdefault(self._entry_key(k) or k, []).append(
                         (uri, title, section, anchor))
         return places
+
+
+@lru_cache(maxsize=4096)
+def _relative_url(url: str, other: str) -> str:
+    return get_relative_url(url, other)
+
+
+def _note_numbers(masked: str, citations: Sequence[Citation]) -> list[Placed]:
+    """``mkdocs_refbook.notes.note_numbers``, imported when a note style first asks."""
+    from mkdocs_refbook.notes import note_numbers
+
+    return note_numbers(masked, citations)
 
 
 def _nav_mentions(nav: Any, path: str) -> bool:

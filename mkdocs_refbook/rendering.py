@@ -52,6 +52,9 @@ class Links:
     #: key → formatted entry (for tooltips), or None when the key is unknown
     entry_text: Callable[[str], str | None]
     tooltips: bool = True
+    #: what ``entry_page`` and ``entry_text`` answer from besides the book's resolution (the
+    #: plugin: the URL of the page holding the entries, seen from this one), for memo keys
+    where: str | None = None
 
 
 def citation_html(ir: Inlines, anchor_id: str, links: Links) -> str:
@@ -76,6 +79,19 @@ def citation_html(ir: Inlines, anchor_id: str, links: Links) -> str:
             out.append(to_html((node,)))
     out.append("</span>")
     return "".join(out)
+
+
+def cite_targets(ir: Inlines, links: Links) -> tuple[tuple[str, str | None, str | None], ...]:
+    """What :func:`citation_html` takes from ``links`` for ``ir``: for each cited key, the page
+    its link points to and its tooltip text. With ``ir`` and the id, all its output depends on."""
+    out = []
+    for node in ir:
+        if isinstance(node, Span) and node.role == "cite-item":
+            key = cite_item_key(node)
+            page = links.entry_page(key)
+            text = links.entry_text(key) if links.tooltips and page is not None else None
+            out.append((key, page, text))
+    return tuple(out)
 
 
 def entry_text(ir: Inlines) -> str:

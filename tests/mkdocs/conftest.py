@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from pathlib import Path
 
 BIB = """\
@@ -114,3 +115,26 @@ def refbook_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
             assert message.startswith("refbook: ")
             out.append(message.removeprefix("refbook: "))
     return out
+
+
+@pytest.fixture(autouse=True)
+def _serve_stops() -> Iterator[None]:
+    """A test that builds as ``mkdocs serve`` does (``on_startup(command="serve")``) without
+    stopping it leaves cache writes deferred (``refbook.sealed.defer_writes``, process-wide);
+    stopping here (``sealed.flush``) keeps the next test's writes its own."""
+    yield
+    from refbook import sealed
+
+    sealed.flush()
+
+
+def forget_plugins() -> None:
+    """Drop the plugin instances MkDocs keeps between configs of one process (it keeps those
+    with ``on_startup``, for ``mkdocs serve``): the next build starts with a new plugin, as a new
+    build process does."""
+    from mkdocs.config import config_options
+    from mkdocs.config.defaults import MkDocsConfig
+
+    for _, option in MkDocsConfig._schema:
+        if isinstance(option, config_options.Plugins):
+            option.plugin_cache.clear()

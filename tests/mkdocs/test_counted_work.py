@@ -28,6 +28,17 @@ def test_back_links_compute_one_relative_url_per_citing_page(
         return real(self, other)  # type: ignore[arg-type]
 
     monkeypatch.setattr(File, "url_relative_to", counting)
+    # the plugin computes File.url_relative_to from the two URLs, each pair once per process
+    import mkdocs_refbook.plugin as plugin_module
+
+    real_relative = plugin_module.get_relative_url
+
+    def counting_relative(url: str, other: str) -> str:
+        calls.append(url.split("/", maxsplit=1)[0] + ".md")
+        return real_relative(url, other)
+
+    monkeypatch.setattr(plugin_module, "get_relative_url", counting_relative)
+    plugin_module._relative_url.cache_clear()
     project.build()
     html = project.html("references/index.html")
     links = re.findall(r'href="(\.\./ch\d/#[^"]+)"', html)

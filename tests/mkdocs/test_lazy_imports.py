@@ -35,7 +35,11 @@ print(json.dumps(sorted(n for n in sys.argv[2:]
 COMPUTING = ("refbook.validate.dates", "refbook.validate.fields", "refbook.validate.keys",
              "refbook.validate.names", "refbook.validate.titles", "refbook.validate.values",
              "refbook.validate.identifiers", "refbook.latex", "refbook.bibtex_csl",
-             "refbook.validate.rest", "refbook.validate.myst", "pyuca")
+             "refbook.validate.rest", "refbook.validate.myst", "pyuca",
+             "refbook.validate.citations")
+#: what only another output form or style needs: note styles (their footnotes), mkdocs-bibtex's
+#: footnote output (entries as Markdown)
+OTHER_FORMS = ("mkdocs_refbook.notes", "refbook.render.markdown")
 
 
 def _imported(project: Project, names: tuple[str, ...] = HEAVY) -> list[str]:
@@ -83,3 +87,13 @@ def test_a_warm_build_after_a_bib_edit_imports_what_it_computes_again(project: P
     # the edited entry is parsed, validated, converted and formatted again
     assert {"refbook.validate.dates", "refbook.latex", "refbook.bibtex_csl"} <= set(
         _imported(project, COMPUTING))
+
+
+def test_an_author_date_book_imports_neither_note_nor_footnote_output(project: Project) -> None:
+    project.page("index.md", "# Book\n\nSee [@smith2020a; @doe2019] and @lee2021.\n")
+    assert _imported(project, OTHER_FORMS) == []  # the cold build
+    assert _imported(project, OTHER_FORMS) == []  # and the warm one
+    project.configure({"style": "chicago-notes-bibliography"})
+    assert "mkdocs_refbook.notes" in _imported(project, OTHER_FORMS)
+    project.configure({"output": "footnotes"})
+    assert "refbook.render.markdown" in _imported(project, OTHER_FORMS)
