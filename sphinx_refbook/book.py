@@ -35,7 +35,7 @@ from refbook.render.text import to_line
 from refbook.styles import CslStyle, get_style
 from refbook.validate import apply_config, check_bibliography
 from refbook.validate.citations import unused_entries
-from refbook.validate.report import INFO_LIMIT
+from refbook.validate.report import IGNORE_FIELD, INFO_LIMIT
 from sphinx_refbook.filters import FilterError, compile_filter, evaluate
 from sphinx_refbook.render import item_key
 
@@ -254,10 +254,8 @@ def resolve_book(
     reported = {d.key for d in bib_problems if d.code is Code.MISSING_FIELD}
     problems += [d for d in unformatted if d.key not in reported]
     used = set(bib.keys()) if everything else {k for k, _ in res.entries} | cited_set | foot_used
-    unused = (unused_entries(bib, used, syntaxes=syntaxes) if check.enabled(Code.UNUSED_ENTRY)
-              else [])
     cite_problems = apply_config([*res.diagnostics, *problems], check, bib)
-    cite_problems += _summed_up(apply_config(unused, check, bib))
+    cite_problems += _unused_infos(bib, used, check, syntaxes)
     book = Book(res, tuple(all_specs), listed, anchors, home, local, tooltips, back, {},
                 (*bib_problems, *cite_problems), tuple(bib_problems),
                 files_digest(bibfiles), entries,
@@ -412,11 +410,45 @@ def _summed_up(unused: list[Diagnostic]) -> list[Diagnostic]:
     if len(unused) <= INFO_LIMIT or any(d.effective_severity is not Severity.INFO
                                         for d in unused):
         return unused
-    rest = len(unused) - INFO_LIMIT + 1
-    return [*unused[:INFO_LIMIT - 1], Diagnostic(
+    return [*unused[:INFO_LIMIT - 1], _more_unused(len(unused) - INFO_LIMIT + 1)]
+
+
+def _more_unused(rest: int) -> Diagnostic:
+    return Diagnostic(
         Code.UNUSED_ENTRY, f"{rest} more entries of the bibliography are never cited nor listed "
         "in the book", None, "'refbook check BIB --docs DOCS' lists each; give unused-entry the "
-        "severity warning to list them here, or off", severity=Severity.INFO)]
+        "severity warning to list them here, or off", severity=Severity.INFO)
+
+
+def _unused_infos(bib: Bibliography, used: set[str], check: Config,
+                  syntaxes: Sequence[str]) -> list[Diagnostic]:
+    """``_summed_up(apply_config(unused_entries(...)))``, without making the diagnostics the
+    log does not show: at info level (the default) with more unused entries than it prints,
+    only the first ones by place become diagnostics and the rest a count (a build on a shared
+    bibliography of 20,000 entries made and configured 19,700 of them to print a handful).
+    Whether an entry is kept at all (``refbook-ignore``, ``per_entry_ignore``) is still asked
+    of ``apply_config``, for the entries that can say so."""
+    if not check.enabled(Code.UNUSED_ENTRY):
+        return []
+    entries = [e for e in bib if e.key not in used]
+    if (len(entries) <= INFO_LIMIT
+            or check.severity_of(Code.UNUSED_ENTRY) is not Code.UNUSED_ENTRY.default_severity
+            or Code.UNUSED_ENTRY.default_severity is not Severity.INFO):
+        return _summed_up(apply_config(unused_entries(entries, used, syntaxes=syntaxes),
+                                       check, bib))
+    may_drop = [e for e in entries if IGNORE_FIELD in e
+                or (check.per_entry_ignore and check.ignored_for(e.key))]
+    kept_keys = {d.key for d in apply_config(unused_entries(may_drop, used, syntaxes=syntaxes),
+                                             check, bib)}
+    dropped = {e.key for e in may_drop} - kept_keys
+    # apply_config's order: by file and line (a stable sort of the bibliography's order)
+    kept = sorted((e for e in entries if e.key not in dropped),
+                  key=lambda e: (e.location.file, e.location.line))
+    if len(kept) <= INFO_LIMIT:
+        return apply_config(unused_entries(kept, used, syntaxes=syntaxes), check, bib)
+    shown = apply_config(unused_entries(kept[:INFO_LIMIT - 1], used, syntaxes=syntaxes), check,
+                         bib)
+    return [*shown, _more_unused(len(kept) - INFO_LIMIT + 1)]
 
 
 def _restricted(bib: Bibliography, spec: ListSpec, keys: set[str],

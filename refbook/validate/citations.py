@@ -25,7 +25,7 @@ from refbook.syntax import find_citations
 if TYPE_CHECKING:
     from collections.abc import Container, Iterable, Sequence
 
-    from refbook.models import Bibliography
+    from refbook.models import Bibliography, Entry
 
 __all__ = ["CITE_EXAMPLES", "Scan", "check_citations", "cite_example", "lists_every_entry",
            "read_document", "scan_document", "scan_text", "unused_entries"]
@@ -181,11 +181,12 @@ def cite_example(key: str, syntaxes: Iterable[str]) -> str:
                      for s in known)
 
 
-def unused_entries(bib: Bibliography, used: Container[str], *,
+def unused_entries(bib: Iterable[Entry], used: Container[str], *,
                    syntaxes: Iterable[str] = ("markdown",)) -> list[Diagnostic]:
     """An ``unused-entry`` diagnostic at each entry whose key is not in ``used``.
 
-    The hosts pass the keys their reference lists show (cited, ``nocite``, ``all`` lists);
+    ``bib``: a bibliography, or some of its entries. The hosts pass the keys their reference
+    lists show (cited, ``nocite``, ``all`` lists);
     ``refbook check --docs`` passes the keys the documents cite. ``syntaxes``: those of the
     book's pages, so that the hint shows a citation as the pages write one.
     """

@@ -101,3 +101,39 @@ def test_writing_the_citations_and_lists_into_pages_sets_off_no_garbage_collecti
         m.setattr(writer, "paused_gc", contextlib.nullcontext)
         again = build(built.srcdir, "text")
     assert pages(again.outdir) == first != {}
+
+
+@pytest.mark.parametrize("settings", [
+    {},  # info, the default: the first ones and a count
+    {"per_entry_ignore": {"e0003": ["unused-entry"], "e0500": ["unused-entry"]}},
+    {"severity": {"unused-entry": "warning"}},  # each one
+    {"ignore": ["unused-entry"]},
+])
+def test_unused_entry_infos_are_what_configuring_every_diagnostic_gives(
+        tmp_path: Path, settings: dict[str, Any]) -> None:
+    """The book's unused-entry infos, made only for the entries the log shows, are exactly
+    those of making one diagnostic per unused entry, configuring them all and summing them up
+    (two files, so that the order by place differs from the bibliography's; entries that
+    suppress the code themselves, or through the configuration)."""
+    from refbook.config import Config
+    from refbook.diagnostics import Code
+    from refbook.readers import read_bibliography
+    from refbook.validate import apply_config
+    from refbook.validate.citations import unused_entries
+    from sphinx_refbook.book import _summed_up, _unused_infos
+
+    def entry(i: int, ignore: bool = False) -> str:
+        extra = "  refbook-ignore = {unused-entry},\n" if ignore else ""
+        return f"@book{{e{i:04d},\n  title = {{T{i}}},\n{extra}  year = {{2001}},\n}}\n\n"
+
+    b_file, a_file = tmp_path / "b.bib", tmp_path / "a.bib"
+    b_file.write_text("".join(entry(i, ignore=i % 97 == 5) for i in range(600)),
+                      encoding="utf-8")
+    a_file.write_text("".join(entry(i) for i in range(600, 700)), encoding="utf-8")
+    bib = read_bibliography([str(b_file), str(a_file)])
+    check = Config.from_mapping(settings)
+    for used in ({f"e{i:04d}" for i in range(0, 700, 3)}, {f"e{i:04d}" for i in range(696)},
+                 set()):
+        every = _summed_up(apply_config(unused_entries(bib, used, syntaxes=("rst",)) if
+                                        check.enabled(Code.UNUSED_ENTRY) else [], check, bib))
+        assert _unused_infos(bib, used, check, ("rst",)) == every
