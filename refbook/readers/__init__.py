@@ -22,7 +22,7 @@ from refbook.readers import chunks
 from refbook.readers.bibtex import ParseResult, parse_bibtex, paused_gc
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
 __all__ = ["ParseResult", "is_bibtex_file", "parse_bibtex", "read_bibliography",
            "resolve_crossrefs"]
@@ -166,11 +166,34 @@ def _parse_cached(
             result.entries, (problem, *result.diagnostics), result.strings, result.preambles
         )
     bibcache.parsed_files.put(key, result, slot=(name, tuple(macros.items())))
-    if disk is not None:
-        packed = _pack(result, name)
-        if packed is not None:
-            bibcache.disk_store(disk, bibcache.file_slot(name), (key, packed))
+    if disk is not None and _packable(result, name):
+        bibcache.disk_store(disk, bibcache.file_slot(name), (key, _PackedLater(result, name)))
     return result
+
+
+def _as_is(value: object) -> object:
+    return value
+
+
+class _PackedLater:
+    """A parse stored in its packed form (:func:`_pack`), packed only when written: a
+    ``mkdocs serve`` process holds its cache writes until it stops, and the packed copy of a
+    20,000-entry file (12 MB) was held beside the parse itself. Loads as the packed tuple."""
+
+    __slots__ = ("name", "result")
+
+    def __init__(self, result: ParseResult, name: str) -> None:
+        self.result = result
+        self.name = name
+
+    def __reduce__(self) -> tuple[Callable[[object], object], tuple[object]]:
+        return (_as_is, (_pack(self.result, self.name),))
+
+
+def _packable(result: ParseResult, name: str) -> bool:
+    """Whether :func:`_pack` can store ``result`` (every entry and field read from ``name``)."""
+    return all(e.location.file == name and all(f.location.file == name for f in e.fields)
+               for e in result.entries)
 
 
 def _normalized(text: str) -> str:

@@ -254,3 +254,37 @@ def test_an_edit_after_a_cache_folder_read_reuses_the_unchanged_entries(tmp_path
     assert kept == ["key3", "key19", "key21", "key49"]
     assert second.get("key20") is not first.get("key20")
     assert second.entries == parse_bibtex(path.read_text(encoding="utf-8"), str(path)).entries
+
+
+def test_a_held_back_parse_cache_write_packs_the_parse_only_when_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While cache writes are held back (``mkdocs serve``), the parse cache file's value is the
+    parse itself, packed when the file is written, not a packed copy held beside it; the file
+    written then reads back as the same entries in a new process."""
+    from refbook import sealed
+
+    packs: list[int] = []
+    real = readers._pack
+
+    def counting(result: ParseResult, name: str) -> object:
+        packs.append(len(result.entries))
+        return real(result, name)
+
+    monkeypatch.setattr(readers, "_pack", counting)
+    cache = tmp_path / "cache"
+    path = tmp_path / "refs.bib"
+    path.write_text(TEXT, encoding="utf-8")
+    bibcache.clear_memory_cache()
+    chunks.clear_memory()
+    sealed.defer_writes()
+    try:
+        first = read_bibliography([str(path)], cache_dir=str(cache))
+        assert packs == []
+    finally:
+        assert sealed.flush() >= 1
+    assert packs == [50]
+    bibcache.clear_memory_cache()  # a new process
+    chunks.clear_memory()
+    again = read_bibliography([str(path)], cache_dir=str(cache))
+    assert again.entries == first.entries
+    assert again.get("key1") is not first.get("key1")  # read from the file, not memory
