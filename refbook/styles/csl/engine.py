@@ -12,7 +12,7 @@ import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal
 
 from refbook.ir import Inlines, Text
 from refbook.models import MAX_DIGITS
@@ -301,8 +301,6 @@ def _is_byzantine_text(s: str) -> bool:
     return all(ord(c) < 0x0590 or 0x1E00 <= ord(c) < 0x2000 or not c.isalpha() for c in s)
 
 
-#: the elements that give exactly one output (possibly None)
-_SINGLE_OUTPUT = frozenset(["text", "group", "names", "date", "number", "label"])
 _TESTED_CACHE: dict[int, tuple[Node, frozenset[str]]] = {}
 
 
@@ -366,35 +364,6 @@ def _name_node_parts(name_node: Node | None
               for c in name_node.children if c.tag == "name-part"})
     _NAME_NODE_CACHE[id(name_node)] = (name_node, parts)
     return parts
-
-
-#: what ``Evaluator.elements`` does for one element: choose, a macro call, a group, or (for
-#: the other elements that give one output) the unbound method that evaluates it
-_CHOOSE, _MACRO, _GROUP = "choose", "macro call", "group"
-#: (step, element, its children or its macro's, its formatting, the variables a choose tests)
-_Step: TypeAlias = "tuple[object, Node, list[Node], Formatting, frozenset[str]]"
-_NONE: frozenset[str] = frozenset()
-_PLANS: dict[int, tuple[list[Node], tuple[_Step, ...]]] = {}
-
-
-def _plan(nodes: list[Node], macros: dict[str, Node]) -> tuple[_Step, ...]:
-    """The steps of a list of style elements, worked out once per list (style nodes never
-    change): the tag tests, macro look-ups and formatting of each element are not redone for
-    every item. Elements that give no output (a call of an unknown macro, sort, …) have none."""
-    steps: list[_Step] = []
-    for n in nodes:
-        tag = n.tag
-        if tag == "choose":
-            steps.append((_CHOOSE, n, n.children, NO_FORMAT, _tested_variables(n)))
-        elif tag == "text" and "macro" in n.attrs:
-            macro = macros.get(n.attrs["macro"])
-            if macro is not None:
-                steps.append((_MACRO, n, macro.children, formatting_of(n.attrs), _NONE))
-        elif tag == "group":
-            steps.append((_GROUP, n, n.children, formatting_of(n.attrs), _NONE))
-        elif tag in _SINGLE_OUTPUT:
-            steps.append((_SINGLE_STEPS[tag], n, n.children, formatting_of(n.attrs), _NONE))
-    return tuple(steps)
 
 
 _NAMES_FORMATTING: dict[tuple[int, int], tuple[Formatting, Formatting, Formatting, Formatting]] = {}
@@ -529,9 +498,15 @@ class Evaluator:
         self.all_names = False
         self._present_item: Item | None = None
         self._present_vars: frozenset[str] = frozenset()
-        self._choices: dict[tuple[int, str, frozenset[str]], tuple[Node, int, bool]] = {}
         self._locator_words: frozenset[str] | None = None
         self._date_plans: dict[int, tuple[Node, str, Formatting, list[Node]]] = {}
+        from refbook.styles.csl.compiled import program_of
+
+        #: the style's element lists compiled into closures
+        self.program = program_of(style)
+        #: the item whose present variables ``_mask`` holds (as the program's bits)
+        self._mask_item: Item | None = None
+        self._mask = 0
 
     def _begin(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
                sort_key: bool = False, locator: str = "", label: str = "",
@@ -688,77 +663,12 @@ class Evaluator:
     # ------------------------------------------------------------------ elements
 
     def elements(self, nodes: list[Node]) -> list[Out]:
-        """The outputs of a list of elements, those that gave nothing (None) left out."""
-        plan = _PLANS.get(id(nodes))
-        if plan is None or plan[0] is not nodes:
-            plan = _PLANS[id(nodes)] = (nodes, _plan(nodes, self.style.macros))
+        """The outputs of a list of elements, those that gave nothing (None) left out: the
+        list's compiled steps (``refbook.styles.csl.compiled``) run in turn."""
         out: list[Out] = []
-        # one output per element but for choose (its branch's outputs) and the elements that
-        # give none; no list per element on the hot path, no None kept (every consumer of
-        # these lists drops them anyway). Choose, groups and macro calls are evaluated here,
-        # as choose() and group() do for other callers: one call fewer per element on the
-        # engine's hottest path
-        for step, n, children, f, tested in plan[1]:
-            if step is _CHOOSE:
-                # most branches test only the item's type and which variables it has: which
-                # of those holds first is looked up per (choose, type, tested variables)
-                item = self.item
-                present = (self._present_vars if item is self._present_item and item is not None
-                           else self._present())
-                key = (id(n), item.type if item is not None else "", present & tested)
-                hit = self._choices.get(key)
-                if hit is None or hit[0] is not n:
-                    hit = self._choices[key] = (n, *self._first_static_branch(n.children))
-                _, start, decided = hit
-                branches = n.children
-                if decided:
-                    if start < len(branches):
-                        out.extend(self.elements(branches[start].children))
-                    continue
-                for branch in branches[start:]:
-                    if branch.tag == "else" or self._test(branch.attrs):
-                        out.extend(self.elements(branch.children))
-                        break
-                continue
-            if step is _MACRO or step is _GROUP:
-                # group(), inlined
-                count = self.var_count
-                old_called, old_nonempty = count
-                xs = self.elements(children)
-                if count[0] != old_called and count[1] == old_nonempty:
-                    continue  # variables asked, none found: the group is suppressed
-                if step is _MACRO:
-                    count[0] += 1
-                    count[1] += 1
-                if xs:
-                    if f.text_case == "title" and not self._is_english():
-                        f = Formatting(**{k: getattr(f, k) for k in Formatting.__slots__
-                                          if k != "text_case"})
-                    out.append(Fmt(f, xs))
-                continue
-            r = step(self, n, f)  # type: ignore[operator]
-            if r is not None:
-                out.append(r)
+        for step in self.program.steps(nodes):
+            step(self, out)
         return out
-
-    def element(self, n: Node) -> list[Out]:
-        tag = n.tag
-        if tag == "choose":
-            return self.choose(n)
-        if tag not in _SINGLE_OUTPUT or (
-                tag == "text" and "macro" in n.attrs and n.attrs["macro"] not in self.style.macros):
-            return []
-        return [self._single(n, tag)]
-
-    def _single(self, n: Node, tag: str) -> Out:
-        """The output of an element other than choose (a macro call names a known macro)."""
-        if tag == "text" and "macro" in n.attrs:
-            return self.group(self.style.macros[n.attrs["macro"]].children,
-                              formatting_of(n.attrs), is_macro=True)
-        if tag == "group":
-            return self.group(n.children, formatting_of(n.attrs), is_macro=False)
-        step: Callable[[Evaluator, Node, Formatting], Out] = _SINGLE_STEPS[tag]
-        return step(self, n, formatting_of(n.attrs))
 
     def _text_step(self, n: Node, f: Formatting) -> Out:
         return self._formatted_by(f, self.text(n))
@@ -800,43 +710,6 @@ class Evaluator:
         # is in the locale's language (so a German style leaves its titles alone)
         lang = self.item.language or self.locale.lang
         return lang.lower() == "en" or lang.lower().startswith("en-")
-
-    def group(self, nodes: list[Node], f: Formatting, *, is_macro: bool) -> Out:
-        count = self.var_count
-        old_called, old_nonempty = count
-        xs = self.elements(nodes)
-        if count[0] != old_called and count[1] == old_nonempty:  # variables asked, none found
-            return None
-        if is_macro:
-            count[0] += 1
-            count[1] += 1
-        if not xs:
-            return None
-        if f.text_case == "title" and not self._is_english():
-            f = Formatting(**{k: getattr(f, k) for k in Formatting.__slots__ if k != "text_case"})
-        return Fmt(f, xs)
-
-    def choose(self, n: Node, tested: frozenset[str] | None = None) -> list[Out]:
-        """The outputs of the branch that holds; ``tested``: ``_tested_variables(n)`` when the
-        caller has it at hand."""
-        branches = n.children
-        # most branches test only the item's type and which variables it has: which of those
-        # comes first is looked up per (choose, type, variables), not tested for every item
-        item = self.item
-        present = (self._present_vars if item is self._present_item and item is not None
-                   else self._present())
-        key = (id(n), item.type if item is not None else "",
-               present & (tested if tested is not None else _tested_variables(n)))
-        hit = self._choices.get(key)
-        if hit is None or hit[0] is not n:
-            hit = self._choices[key] = (n, *self._first_static_branch(branches))
-        _, start, decided = hit
-        if decided:
-            return self.elements(branches[start].children) if start < len(branches) else []
-        for branch in branches[start:]:
-            if branch.tag == "else" or self._test(branch.attrs):
-                return self.elements(branch.children)
-        return []
 
     def _first_static_branch(self, branches: list[Node]) -> tuple[int, bool]:
         """(index, decided): the first branch that holds, going by the tests that depend only
@@ -933,6 +806,19 @@ class Evaluator:
                 present += [k for k, _ in item.latex if k in named and item.var(k)]
             self._present_vars = frozenset(present)
         return self._present_vars
+
+    def _present_mask(self) -> int:
+        """The variables present in the current item (``_present``) as the program's bits
+        (one per variable the style's choose branches test), computed once per item."""
+        item = self.item
+        bits = self.program.bits
+        mask = 0
+        for v in self._present():
+            b = bits.get(v)
+            if b is not None:
+                mask |= b
+        self._mask_item, self._mask = item, mask
+        return mask
 
     def _position_matches(self, v: str) -> bool:
         if self.in_bibliography:
@@ -1359,11 +1245,6 @@ class Evaluator:
             lform = label_node.attrs.get("form", "long") if label_node is not None else "long"
             if ed and ed == tr and self.locale.term("editortranslator", lform):
                 vars_ = ["editortranslator"] + [v for v in vars_ if v not in ("editor", "translator")]
-        opts = dict(self.name_opts)
-        name_f, name_opts, name_parts = _name_node_parts(name_node)
-        opts.update(name_opts)
-        if self.key_name_opts:
-            opts.update(self.key_name_opts)
         contribs: list[tuple[str, tuple[Name, ...] | None]] = []
         for v in vars_:
             contribs.append((v, self.ask_names("editor" if v == "editortranslator" else v)))
@@ -1372,8 +1253,9 @@ class Evaluator:
                 saved = self.in_substitute, self.subst_names
                 self.in_substitute, self.subst_names = True, n
                 res: list[Out] = []
-                for el in subst.children:
-                    r = [x for x in self.element(el) if x is not None]
+                for step in self.program.steps(subst.children):
+                    r: list[Out] = []
+                    step(self, r)
                     if r:
                         res = [r[0]]
                         break
@@ -1384,6 +1266,12 @@ class Evaluator:
                     return None
                 return formatted(f, [Tag("names", grouped(res), ("", ()))])
             return None
+        # the name options only now: most <names> of a long style find no names at all
+        opts = dict(self.name_opts)
+        name_f, name_opts, name_parts = _name_node_parts(name_node)
+        opts.update(name_opts)
+        if self.key_name_opts:
+            opts.update(self.key_name_opts)
         inner_f, outer_f = _names_formatting(name_f, f)
         xs: list[Out] = []
         for var, names in contribs:
