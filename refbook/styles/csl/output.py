@@ -184,15 +184,33 @@ def _rebuild(n: Inline, children: Inlines) -> Inline:
 
 def concat(parts: list[Inlines]) -> Inlines:
     """Concatenate inline sequences, merging adjacent text nodes."""
+    if len(parts) == 1:
+        # most calls join one part (a node with one rendered child) that is already merged:
+        # given back as it is, not copied
+        p = parts[0]
+        after_text = False
+        for n in p:
+            if type(n) is Text:
+                if after_text or not n.text:
+                    break
+                after_text = True
+            else:
+                after_text = False
+        else:
+            return p if type(p) is tuple else tuple(p)
     out: list[Inline] = []
+    last: Text | None = None  # the last node of ``out`` when it is a text
     for p in parts:
         for n in p:
-            if isinstance(n, Text):
+            if type(n) is Text:
                 if not n.text:
                     continue
-                if out and isinstance(out[-1], Text):
-                    out[-1] = Text(out[-1].text + n.text)
+                if last is not None:
+                    last = out[-1] = Text(last.text + n.text)
                     continue
+                last = n
+            else:
+                last = None
             out.append(n)
     return tuple(out)
 
@@ -438,8 +456,16 @@ def _add_affix(affix: str, x: Inlines, *, before: bool) -> Inlines:
 _FONT = {"italic": "emph", "oblique": "emph"}
 
 
+def _has_text(x: Inlines) -> bool:
+    """``bool(first_char(x))``, at once when ``x`` starts with some text (most do)."""
+    if not x:
+        return False
+    head = x[0]
+    return (type(head) is Text and bool(head.text)) or bool(first_char(x))
+
+
 def add_formatting(f: Formatting, x: Inlines) -> Inlines:
-    if not first_char(x):
+    if not _has_text(x):
         return ()
     if f is NO_FORMAT:  # most nodes (``grouped``, plain groups and macros): nothing to add
         return x
@@ -496,11 +522,17 @@ def _render(o: Out) -> Inlines:
             r = _render(k)
             if r:
                 parts.append(r)
-        if f.delimiter:
-            parts = add_delimiters(f.delimiter, parts)
         if not parts:
             return ()
-        return add_formatting(f, concat(fix_punct(parts) if len(parts) > 1 else parts))
+        if len(parts) > 1:
+            if f.delimiter:
+                parts = add_delimiters(f.delimiter, parts)
+            x = concat(fix_punct(parts))
+        else:
+            x = concat(parts)
+        if f is NO_FORMAT:  # add_formatting's first test alone
+            return x if _has_text(x) else ()
+        return add_formatting(f, x)
     if type(o) is Lit:
         return o.inl
     if type(o) is Tag:
@@ -544,9 +576,18 @@ def _render_fmt(o: Fmt, sub: Callable[[Out], Inlines]) -> Inlines:
         r = sub(k)
         if r:
             parts.append(r)
-    if o.f.delimiter:
-        parts = add_delimiters(o.f.delimiter, parts)
-    return add_formatting(o.f, concat(fix_punct(parts) if len(parts) > 1 else parts))
+    if not parts:
+        return ()
+    f = o.f
+    if len(parts) > 1:
+        if f.delimiter:
+            parts = add_delimiters(f.delimiter, parts)
+        x = concat(fix_punct(parts))
+    else:
+        x = concat(parts)
+    if f is NO_FORMAT:  # add_formatting's first test alone
+        return x if _has_text(x) else ()
+    return add_formatting(f, x)
 
 
 # ---------------------------------------------------------------- final passes
