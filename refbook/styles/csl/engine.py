@@ -495,6 +495,8 @@ class Evaluator:
         self.key_name_opts: dict[str, str] = {}
         self.locator = self.label = ""
         self.name_opts: dict[str, str] = {}
+        #: the name options each area (citation, bibliography) inherits, by the area's id
+        self._area_opts: dict[int, tuple[Node, dict[str, str]]] = {}
         self.all_names = False
         self._present_item: Item | None = None
         self._present_vars: frozenset[str] = frozenset()
@@ -528,7 +530,11 @@ class Evaluator:
         self.locator = locator
         # CSL 1.0 spelled two locator types with a space ("sub verbo"): the term is sub-verbo
         self.label = label.replace(" ", "-") if " " in label else label
-        self.name_opts = self._inherited_name_opts(area)
+        opts = self._area_opts.get(id(area))
+        if opts is None or opts[0] is not area:
+            opts = self._area_opts[id(area)] = (area, self._inherited_name_opts(area))
+        # shared by every layout of the area: sort_key copies it before adding a key's own
+        self.name_opts = opts[1]
         self.all_names = all_names
 
     # ------------------------------------------------------------------ entry points
@@ -562,9 +568,9 @@ class Evaluator:
 
     def sort_key(self, area: Node, key: Node, item: Item, disamb: Disamb) -> list[str] | None:
         self._begin(area, item, disamb, bibliography=area.tag == "bibliography", sort_key=True)
-        for k in _NAME_ATTRS:
-            if k in key.attrs:
-                self.name_opts[k] = key.attrs[k]
+        own = {k: key.attrs[k] for k in _NAME_ATTRS if k in key.attrs}
+        if own:
+            self.name_opts = {**self.name_opts, **own}
         # names-min/-use-first/-use-last on a key win over the et-al settings of the names
         # its macro shows
         self.key_name_opts = {_KEY_NAME_ATTRS[k]: v for k, v in key.attrs.items()
