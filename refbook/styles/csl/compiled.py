@@ -109,10 +109,12 @@ class Program:
         return _single(single, n, formatting_of(n.attrs))
 
     def _choose(self, n: Node) -> Step:
-        from refbook.styles.csl.engine import _tested_variables
+        from refbook.styles.csl.engine import _conditions, _tested_variables
 
         branches = n.children
         branch_steps = tuple(self.steps(b.children) for b in branches)
+        #: each branch's (match, conditions), None for else
+        tests = tuple(None if b.tag == "else" else _conditions(b.attrs) for b in branches)
         tested = _tested_variables(n)
         bits = self.bits
         if all(v in bits for v in tested):
@@ -143,8 +145,8 @@ class Program:
                         step(ev, out)
                 return
             for i in range(start, count):
-                b = branches[i]
-                if b.tag == "else" or ev._test(b.attrs):
+                test = tests[i]
+                if test is None or ev._test_parsed(*test):
                     for step in branch_steps[i]:
                         step(ev, out)
                     return

@@ -627,10 +627,13 @@ class Evaluator:
         self.var_count[0] += called
         self.var_count[1] += nonempty
 
+    # the ask_* methods count the variable asked (and found) for group suppression; the
+    # counting is written out in each: they run for every variable an item is asked for
+
     def ask_text(self, var: str) -> Inlines | None:
         assert self.item is not None
         if var in self.substituted:
-            self._count(1, 0)
+            self.var_count[0] += 1
             return None
         if var == "page-first":
             v = self.ask_text("page")
@@ -638,28 +641,34 @@ class Evaluator:
                 return None
             return (Text(re.split(r"[,;\-\u2013]", stringify(v))[0]),)
         v = self.item.var(var)
+        count = self.var_count
+        count[0] += 1
         if v and first_char(v):  # some text in it (stringify(v) would build all of it)
-            self._count(1, 1)
+            count[1] += 1
             return v
-        self._count(1, 0)
         return None
 
     def ask_names(self, var: str) -> tuple[Name, ...] | None:
         assert self.item is not None
+        count = self.var_count
+        count[0] += 1
         if var in self.substituted:
-            self._count(1, 0)
             return None
         v = self.item.name_list(var)
-        self._count(1, 1 if v else 0)
-        return v or None
+        if v:
+            count[1] += 1
+            return v
+        return None
 
     def ask_date(self, var: str) -> Date | None:
         assert self.item is not None
+        count = self.var_count
+        count[0] += 1
         if var in self.substituted:
-            self._count(1, 0)
             return None
         d = self.item.date(var)
-        self._count(1, 1 if d is not None else 0)
+        if d is not None:
+            count[1] += 1
         return d
 
     def _delete(self, *vars_: str) -> None:
@@ -734,6 +743,10 @@ class Evaluator:
 
     def _test(self, attrs: dict[str, str]) -> bool:
         match, conditions = _conditions(attrs)
+        return self._test_parsed(match, conditions)
+
+    def _test_parsed(self, match: str, conditions: tuple[_Cond, ...]) -> bool:
+        """``_test`` of a branch whose conditions are parsed (``_conditions``)."""
         item = self.item
         assert item is not None
         want_all = match == "all"
@@ -1252,9 +1265,13 @@ class Evaluator:
             if ed and ed == tr and self.locale.term("editortranslator", lform):
                 vars_ = ["editortranslator"] + [v for v in vars_ if v not in ("editor", "translator")]
         contribs: list[tuple[str, tuple[Name, ...] | None]] = []
+        found = False
         for v in vars_:
-            contribs.append((v, self.ask_names("editor" if v == "editortranslator" else v)))
-        if all(c[1] is None for c in contribs):
+            names = self.ask_names("editor" if v == "editortranslator" else v)
+            if names is not None:
+                found = True
+            contribs.append((v, names))
+        if not found:
             if subst is not None and not self.in_substitute:
                 saved = self.in_substitute, self.subst_names
                 self.in_substitute, self.subst_names = True, n
