@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, TypeAlias
 
-from refbook.styles.csl.output import Fmt, Formatting, Out
+from refbook.styles.csl.output import Fmt, Formatting, Lit, Out
 
 if TYPE_CHECKING:
     from refbook.styles.csl.engine import Evaluator
@@ -200,8 +200,30 @@ def _single(method: Callable[[Evaluator, Node, Formatting], Out], n: Node,
     return single
 
 
+#: the variables ``Evaluator.text_variable`` prints in a way of their own
+_SPECIAL_TEXT = frozenset(["locator", "citation-label", "year-suffix", "citation-number", "DOI",
+                           "URL", "PMID", "PMCID", "page", "title"])
+
+
 def _text_variable(var: str, form: str, f: Formatting) -> Step:
-    """``<text variable>``: the most common element, its variable and form read once."""
+    """``<text variable>``: the most common element, its variable and form read once; an
+    ordinary variable (not one of ``_SPECIAL_TEXT``) printed as ``text_variable`` does, without
+    its tests for the special ones."""
+    if var not in _SPECIAL_TEXT:
+        short = var + "-short" if form == "short" else ""
+        used = (var, short) if short else (var,)
+
+        def plain(ev: Evaluator, out: list[Out]) -> None:
+            val = ev.ask_text(short) if short else None
+            if val is None:
+                val = ev.ask_text(var)
+                if val is None:
+                    return
+            if ev.in_substitute:  # Evaluator._delete
+                ev.substituted.update(used)
+            out.append(ev._formatted_by(f, Lit(val)))
+
+        return plain
 
     def text(ev: Evaluator, out: list[Out]) -> None:
         r = ev._formatted_by(f, ev.text_variable(var, form))

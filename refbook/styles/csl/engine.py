@@ -509,6 +509,7 @@ class Evaluator:
         #: the item whose present variables ``_mask`` holds (as the program's bits)
         self._mask_item: Item | None = None
         self._mask = 0
+        self._masks: dict[int, tuple[Item, int]] = {}
 
     def _begin(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
                sort_key: bool = False, locator: str = "", label: str = "",
@@ -830,12 +831,19 @@ class Evaluator:
         """The variables present in the current item (``_present``) as the program's bits
         (one per variable the style's choose branches test), computed once per item."""
         item = self.item
-        bits = self.program.bits
-        mask = 0
-        for v in self._present():
-            b = bits.get(v)
-            if b is not None:
-                mask |= b
+        assert item is not None
+        # per item: sorting alternates between the two items it compares
+        hit = self._masks.get(id(item))
+        if hit is not None and hit[0] is item:
+            mask = hit[1]
+        else:
+            bits = self.program.bits
+            mask = 0
+            for v in self._present():
+                b = bits.get(v)
+                if b is not None:
+                    mask |= b
+            self._masks[id(item)] = (item, mask)
         self._mask_item, self._mask = item, mask
         return mask
 
