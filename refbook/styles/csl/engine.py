@@ -1475,49 +1475,46 @@ class Evaluator:
 
         fam_bare, fam_affixes = _affix_split(fam_f)
         giv_bare, giv_affixes = _affix_split(giv_f)
-
-        def fam_fmt(x: Out) -> Out:
-            return formatted(fam_bare, [x])
-
-        def giv_fmt(x: Out) -> Out:
-            return formatted(giv_bare, [x])
-
-        def fam_aff(xs: list[Out]) -> Out:
-            return formatted(fam_affixes, xs)
-
-        def giv_aff(xs: list[Out]) -> Out:
-            return formatted(giv_affixes, xs)
-
-        ndp = fam_fmt(lit(name.non_dropping_particle)) if name.non_dropping_particle else None
-        dp = giv_fmt(lit(name.dropping_particle)) if name.dropping_particle else None
-        given = giv_fmt(_name_part(given_txt)) if given_txt else None
-        family = fam_fmt(_name_part(name.family)) if name.family else None
+        # (no helper closures made per name: formatted() with these four directly)
+        ndp = (formatted(fam_bare, [lit(name.non_dropping_particle)])
+               if name.non_dropping_particle else None)
+        dp = formatted(giv_bare, [lit(name.dropping_particle)]) if name.dropping_particle else None
+        given = formatted(giv_bare, [_name_part(given_txt)]) if given_txt else None
+        family = formatted(fam_bare, [_name_part(name.family)]) if name.family else None
         suffix = lit(name.suffix) if name.suffix else None
         as_sort = o.get("name-as-sort-order")
         name_as_sort = as_sort == "all" or (as_sort == "first" and order == 1)
         form = o.get("form", "long")
         if not _is_byzantine(name):
             if form == "long":
-                return grouped([fam_aff([family]), giv_aff([given])])
+                return grouped([formatted(fam_affixes, [family]), formatted(giv_affixes, [given])])
             if form == "short":
-                return fam_aff([family])
+                return formatted(fam_affixes, [family])
             return None
         if form == "short":
-            return fam_aff([_space(ndp, family)])
+            return formatted(fam_affixes, [_space(ndp, family)])
         if form == "count":
             return None
         demote = self.demote
         if demote == "never" and (self.in_sort_key or name_as_sort):
-            return _sep(_sep(fam_aff([_space(ndp, family)]), giv_aff([_space(given, dp)]), sep), suffix, sep)
+            return _sep(_sep(formatted(fam_affixes, [_space(ndp, family)]),
+                             formatted(giv_affixes, [_space(given, dp)]), sep),
+                        suffix, sep)
         if demote == "sort-only" and self.in_sort_key:
-            return _sep(_sep(fam_aff([family]), giv_aff([_space(_space(given, dp), ndp)]), sep), suffix, sep)
+            return _sep(_sep(formatted(fam_affixes, [family]),
+                             formatted(giv_affixes, [_space(_space(given, dp), ndp)]), sep),
+                        suffix, sep)
         if demote == "sort-only" and name_as_sort:
-            return _sep(_sep(fam_aff([_space(ndp, family)]), giv_aff([_space(given, dp)]), sep), suffix, sep)
+            return _sep(_sep(formatted(fam_affixes, [_space(ndp, family)]),
+                             formatted(giv_affixes, [_space(given, dp)]), sep),
+                        suffix, sep)
         if demote == "display-and-sort" and (self.in_sort_key or name_as_sort):
-            return _sep(_sep(fam_aff([family]), giv_aff([_space(_space(given, dp), ndp)]), sep), suffix, sep)
+            return _sep(_sep(formatted(fam_affixes, [family]),
+                             formatted(giv_affixes, [_space(_space(given, dp), ndp)]), sep),
+                        suffix, sep)
         fam_part = _space(_space(dp, ndp), family)
         fam_part = _sep(fam_part, suffix, ", ") if name.comma_suffix else _space(fam_part, suffix)
-        return _space(giv_aff([given]), fam_aff([fam_part]))
+        return _space(formatted(giv_affixes, [given]), formatted(fam_affixes, [fam_part]))
 
 
 def _is_cjk(term: str) -> bool:
