@@ -308,6 +308,10 @@ _PUNCT: dict[tuple[str, str], str] = {
 }
 
 
+#: the characters that start the second piece of some rule of ``_PUNCT``
+_MEETS = frozenset(y for _, y in _PUNCT)
+
+
 def _is_quote_like(c: str) -> bool:
     return c in "\"'" or unicodedata.category(c) == "Pf"
 
@@ -322,7 +326,13 @@ def fix_punct(xs: list[Inlines]) -> list[Inlines]:
             break
         x, y = items[i], items[i + 1]
         # only the characters where x and y meet matter (the whole of x only before a period)
-        y_start = first_char(y) or "\ufffd"
+        head = y[0] if y else None
+        y_start = (head.text[0] if type(head) is Text and head.text
+                   else first_char(y) or "\ufffd")
+        if y_start not in _MEETS:  # nothing to do whatever x ends with (a word starts y)
+            out.append(x)
+            i += 1
+            continue
         x_end = last_char(x) or "\ufffd"
         if y_start == ".":
             trimmed = stringify(x).rstrip()
