@@ -611,8 +611,16 @@ def _ends_with_punct(inl: Inlines) -> bool:
 def punctuation_inside_quotes(inl: Inlines) -> Inlines:
     """Move a period or comma that follows quoted text inside the quotes (en-US), into the
     innermost quotes that end there ("This is ‘The One.’”)."""
-    nodes = [n if isinstance(n, Text) else _rebuild(n, punctuation_inside_quotes(n.children))
-             for n in inl]
+    # a part where nothing moves is given back as it is (most of an entry): no copy of it
+    changed = False
+    nodes: list[Inline] = []
+    for n in inl:
+        if not isinstance(n, Text):
+            kids = punctuation_inside_quotes(n.children)
+            if kids is not n.children:
+                n = _rebuild(n, kids)
+                changed = True
+        nodes.append(n)
     out: list[Inline] = []
     i = 0
     while i < len(nodes):
@@ -625,10 +633,11 @@ def punctuation_inside_quotes(inl: Inlines) -> Inlines:
             if rest:
                 out.append(Text(rest))
             i += 2
+            changed = True
             continue
         out.append(n)
         i += 1
-    return tuple(out)
+    return inl if not changed and type(inl) is tuple else tuple(out)
 
 
 def _ends_quoted(n: Inline) -> bool:
@@ -683,6 +692,8 @@ def raise_superscripts(inl: Inlines) -> Inlines:
     """Superscript characters as superscript text (1ᵉʳ → 1<sup>e</sup><sup>r</sup>), as
     citeproc writes them: a font may lack the characters, and they then match ``<sup>``
     markup written in field values."""
+    # a part with no superscript characters is given back as it is (no copy of it)
+    changed = False
     out: list[Inline] = []
     for n in inl:
         if isinstance(n, Text):
@@ -690,6 +701,7 @@ def raise_superscripts(inl: Inlines) -> Inlines:
             if text.isascii() or not any(_raised(c) for c in text if not c.isascii()):
                 out.append(n)
                 continue
+            changed = True
             run: list[str] = []
             for c in text:
                 raised = _raised(c)
@@ -705,8 +717,12 @@ def raise_superscripts(inl: Inlines) -> Inlines:
         elif isinstance(n, Styled) and n.kind in ("sup", "nocase", "code"):
             out.append(n)
         else:
-            out.append(_rebuild(n, raise_superscripts(n.children)))
-    return tuple(out)
+            kids = raise_superscripts(n.children)
+            if kids is not n.children:
+                n = _rebuild(n, kids)
+                changed = True
+            out.append(n)
+    return inl if not changed and type(inl) is tuple else tuple(out)
 
 
 DEFAULT_QUOTES = ("\u201c", "\u201d", "\u2018", "\u2019")
