@@ -14,7 +14,9 @@ looked up per (item type, tested variables present) in the closure's own table; 
 outputs go into one list, and a chosen branch's straight into its parent's.
 
 The leaves (``<text>``, ``<names>``, ``<date>``, ``<number>``, ``<label>``) stay the
-evaluator's methods: their output depends on the item throughout.
+evaluator's methods, their output depending on the item throughout; but an ordinary
+``<text variable>`` is read and printed by its step, and a ``<names>`` step hands the method
+the node's parts parsed at compile time.
 """
 
 from __future__ import annotations
@@ -130,15 +132,13 @@ class Program:
         def choose(ev: Evaluator, out: list[Out]) -> None:
             item = ev.item
             assert item is not None
-            if mask == -1:
-                start, decided = 0, False
-            else:
-                present = ev._mask if item is ev._mask_item else ev._present_mask()
-                key = (item.type, present & mask)
-                hit = table.get(key)
-                if hit is None:
-                    hit = table[key] = ev._first_static_branch(branches)
-                start, decided = hit
+            present = ev._mask if item is ev._mask_item else ev._present_mask()
+            key = (item.type, present & mask)
+            hit = table.get(key)
+            if hit is None:
+                hit = table[key] = (ev._first_static_branch(branches) if mask != -1
+                                    else (0, False))
+            start, decided = hit
             if decided:
                 if start < count:
                     for step in branch_steps[start]:
@@ -234,8 +234,12 @@ def _text_variable(var: str, form: str, f: Formatting) -> Step:
 
 
 def _names(n: Node) -> Step:
+    from refbook.styles.csl.engine import _names_parts
+
+    parts = _names_parts(n)  # its variables, formatting and children, found once
+
     def names(ev: Evaluator, out: list[Out]) -> None:
-        r = ev.names(n)
+        r = ev.names_with(n, parts)
         if r is not None:
             out.append(r)
 

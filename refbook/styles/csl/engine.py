@@ -12,7 +12,7 @@ import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from refbook.ir import Inlines, Text
 from refbook.models import MAX_DIGITS
@@ -316,12 +316,14 @@ def _tested_variables(choose: Node) -> frozenset[str]:
     return tested
 
 
-_NAMES_CACHE: dict[int, tuple[Node, tuple[list[str], Formatting, Node | None, Node | None,
-                                           Node | None, Node | None, bool]]] = {}
+#: a ``<names>`` node's variables, formatting, name/et-al/label/substitute children, and
+#: whether its label comes before its name
+_NamesParts: TypeAlias = tuple[list[str], Formatting, "Node | None", "Node | None",
+                               "Node | None", "Node | None", bool]
+_NAMES_CACHE: dict[int, tuple[Node, _NamesParts]] = {}
 
 
-def _names_parts(n: Node) -> tuple[list[str], Formatting, Node | None, Node | None,
-                                   Node | None, Node | None, bool]:
+def _names_parts(n: Node) -> _NamesParts:
     """A ``<names>`` node's variables, formatting and name/et-al/label/substitute children,
     and whether its label comes before its name: parsed once per style node (nodes never
     change). The variable list is shared: callers must not change it."""
@@ -1256,8 +1258,13 @@ class Evaluator:
     # ------------------------------------------------------------------ names
 
     def names(self, n: Node) -> Out:
+        return self.names_with(n, _names_parts(n))
+
+    def names_with(self, n: Node, parts: _NamesParts) -> Out:
+        """``names`` with the node's parts (``_names_parts``) at hand: a compiled ``<names>``
+        has them from compile time."""
         assert self.item is not None
-        vars_, f, name_node, etal_node, label_node, subst, label_before = _names_parts(n)
+        vars_, f, name_node, etal_node, label_node, subst, label_before = parts
         if f.delimiter is None and "names-delimiter" in self.name_opts:
             f = _with_delimiter(f, self.name_opts["names-delimiter"])
         if self.subst_names is not None:
