@@ -237,8 +237,23 @@ def _names(n: Node) -> Step:
     from refbook.styles.csl.engine import _names_parts
 
     parts = _names_parts(n)  # its variables, formatting and children, found once
+    # the lists asked for ("editortranslator" is the editors'), when nothing can stand in
+    asked = (None if parts[5] is not None
+             else tuple("editor" if v == "editortranslator" else v for v in parts[0]))
 
     def names(ev: Evaluator, out: list[Out]) -> None:
+        item = ev.item
+        assert item is not None
+        if asked is not None:
+            # no <substitute>: when the item has none of the lists, the element gives nothing
+            # (most <names> of a long style); counted as names_with's ask_names count them
+            used = ev.substituted
+            for v in asked:
+                if v not in used and item.name_list(v):
+                    break
+            else:
+                ev.var_count[0] += len(asked)
+                return
         r = ev.names_with(n, parts)
         if r is not None:
             out.append(r)
