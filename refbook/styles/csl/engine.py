@@ -301,8 +301,6 @@ def _is_byzantine_text(s: str) -> bool:
     return all(ord(c) < 0x0590 or 0x1E00 <= ord(c) < 0x2000 or not c.isalpha() for c in s)
 
 
-#: the elements that give exactly one output (possibly None)
-_SINGLE_OUTPUT = frozenset(["text", "group", "names", "date", "number", "label"])
 _TESTED_CACHE: dict[int, tuple[Node, frozenset[str]]] = {}
 
 
@@ -318,12 +316,14 @@ def _tested_variables(choose: Node) -> frozenset[str]:
     return tested
 
 
-_NAMES_CACHE: dict[int, tuple[Node, tuple[list[str], Formatting, Node | None, Node | None,
-                                           Node | None, Node | None, bool]]] = {}
+#: a ``<names>`` node's variables, formatting, name/et-al/label/substitute children, and
+#: whether its label comes before its name
+_NamesParts: TypeAlias = tuple[list[str], Formatting, "Node | None", "Node | None",
+                               "Node | None", "Node | None", bool]
+_NAMES_CACHE: dict[int, tuple[Node, _NamesParts]] = {}
 
 
-def _names_parts(n: Node) -> tuple[list[str], Formatting, Node | None, Node | None,
-                                   Node | None, Node | None, bool]:
+def _names_parts(n: Node) -> _NamesParts:
     """A ``<names>`` node's variables, formatting and name/et-al/label/substitute children,
     and whether its label comes before its name: parsed once per style node (nodes never
     change). The variable list is shared: callers must not change it."""
@@ -366,35 +366,6 @@ def _name_node_parts(name_node: Node | None
               for c in name_node.children if c.tag == "name-part"})
     _NAME_NODE_CACHE[id(name_node)] = (name_node, parts)
     return parts
-
-
-#: what ``Evaluator.elements`` does for one element: choose, a macro call, a group, or (for
-#: the other elements that give one output) the unbound method that evaluates it
-_CHOOSE, _MACRO, _GROUP = "choose", "macro call", "group"
-#: (step, element, its children or its macro's, its formatting, the variables a choose tests)
-_Step: TypeAlias = "tuple[object, Node, list[Node], Formatting, frozenset[str]]"
-_NONE: frozenset[str] = frozenset()
-_PLANS: dict[int, tuple[list[Node], tuple[_Step, ...]]] = {}
-
-
-def _plan(nodes: list[Node], macros: dict[str, Node]) -> tuple[_Step, ...]:
-    """The steps of a list of style elements, worked out once per list (style nodes never
-    change): the tag tests, macro look-ups and formatting of each element are not redone for
-    every item. Elements that give no output (a call of an unknown macro, sort, …) have none."""
-    steps: list[_Step] = []
-    for n in nodes:
-        tag = n.tag
-        if tag == "choose":
-            steps.append((_CHOOSE, n, n.children, NO_FORMAT, _tested_variables(n)))
-        elif tag == "text" and "macro" in n.attrs:
-            macro = macros.get(n.attrs["macro"])
-            if macro is not None:
-                steps.append((_MACRO, n, macro.children, formatting_of(n.attrs), _NONE))
-        elif tag == "group":
-            steps.append((_GROUP, n, n.children, formatting_of(n.attrs), _NONE))
-        elif tag in _SINGLE_OUTPUT:
-            steps.append((_SINGLE_STEPS[tag], n, n.children, formatting_of(n.attrs), _NONE))
-    return tuple(steps)
 
 
 _NAMES_FORMATTING: dict[tuple[int, int], tuple[Formatting, Formatting, Formatting, Formatting]] = {}
@@ -526,12 +497,21 @@ class Evaluator:
         self.key_name_opts: dict[str, str] = {}
         self.locator = self.label = ""
         self.name_opts: dict[str, str] = {}
+        #: the name options each area (citation, bibliography) inherits, by the area's id
+        self._area_opts: dict[int, tuple[Node, dict[str, str]]] = {}
         self.all_names = False
         self._present_item: Item | None = None
         self._present_vars: frozenset[str] = frozenset()
-        self._choices: dict[tuple[int, str, frozenset[str]], tuple[Node, int, bool]] = {}
         self._locator_words: frozenset[str] | None = None
         self._date_plans: dict[int, tuple[Node, str, Formatting, list[Node]]] = {}
+        from refbook.styles.csl.compiled import program_of
+
+        #: the style's element lists compiled into closures
+        self.program = program_of(style)
+        #: the item whose present variables ``_mask`` holds (as the program's bits)
+        self._mask_item: Item | None = None
+        self._mask = 0
+        self._masks: dict[int, tuple[Item, int]] = {}
 
     def _begin(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
                sort_key: bool = False, locator: str = "", label: str = "",
@@ -553,7 +533,11 @@ class Evaluator:
         self.locator = locator
         # CSL 1.0 spelled two locator types with a space ("sub verbo"): the term is sub-verbo
         self.label = label.replace(" ", "-") if " " in label else label
-        self.name_opts = self._inherited_name_opts(area)
+        opts = self._area_opts.get(id(area))
+        if opts is None or opts[0] is not area:
+            opts = self._area_opts[id(area)] = (area, self._inherited_name_opts(area))
+        # shared by every layout of the area: sort_key copies it before adding a key's own
+        self.name_opts = opts[1]
         self.all_names = all_names
 
     # ------------------------------------------------------------------ entry points
@@ -587,9 +571,9 @@ class Evaluator:
 
     def sort_key(self, area: Node, key: Node, item: Item, disamb: Disamb) -> list[str] | None:
         self._begin(area, item, disamb, bibliography=area.tag == "bibliography", sort_key=True)
-        for k in _NAME_ATTRS:
-            if k in key.attrs:
-                self.name_opts[k] = key.attrs[k]
+        own = {k: key.attrs[k] for k in _NAME_ATTRS if k in key.attrs}
+        if own:
+            self.name_opts = {**self.name_opts, **own}
         # names-min/-use-first/-use-last on a key win over the et-al settings of the names
         # its macro shows
         self.key_name_opts = {_KEY_NAME_ATTRS[k]: v for k, v in key.attrs.items()
@@ -646,10 +630,13 @@ class Evaluator:
         self.var_count[0] += called
         self.var_count[1] += nonempty
 
+    # the ask_* methods count the variable asked (and found) for group suppression; the
+    # counting is written out in each: they run for every variable an item is asked for
+
     def ask_text(self, var: str) -> Inlines | None:
         assert self.item is not None
         if var in self.substituted:
-            self._count(1, 0)
+            self.var_count[0] += 1
             return None
         if var == "page-first":
             v = self.ask_text("page")
@@ -657,28 +644,34 @@ class Evaluator:
                 return None
             return (Text(re.split(r"[,;\-\u2013]", stringify(v))[0]),)
         v = self.item.var(var)
+        count = self.var_count
+        count[0] += 1
         if v and first_char(v):  # some text in it (stringify(v) would build all of it)
-            self._count(1, 1)
+            count[1] += 1
             return v
-        self._count(1, 0)
         return None
 
     def ask_names(self, var: str) -> tuple[Name, ...] | None:
         assert self.item is not None
+        count = self.var_count
+        count[0] += 1
         if var in self.substituted:
-            self._count(1, 0)
             return None
         v = self.item.name_list(var)
-        self._count(1, 1 if v else 0)
-        return v or None
+        if v:
+            count[1] += 1
+            return v
+        return None
 
     def ask_date(self, var: str) -> Date | None:
         assert self.item is not None
+        count = self.var_count
+        count[0] += 1
         if var in self.substituted:
-            self._count(1, 0)
             return None
         d = self.item.date(var)
-        self._count(1, 1 if d is not None else 0)
+        if d is not None:
+            count[1] += 1
         return d
 
     def _delete(self, *vars_: str) -> None:
@@ -688,77 +681,12 @@ class Evaluator:
     # ------------------------------------------------------------------ elements
 
     def elements(self, nodes: list[Node]) -> list[Out]:
-        """The outputs of a list of elements, those that gave nothing (None) left out."""
-        plan = _PLANS.get(id(nodes))
-        if plan is None or plan[0] is not nodes:
-            plan = _PLANS[id(nodes)] = (nodes, _plan(nodes, self.style.macros))
+        """The outputs of a list of elements, those that gave nothing (None) left out: the
+        list's compiled steps (``refbook.styles.csl.compiled``) run in turn."""
         out: list[Out] = []
-        # one output per element but for choose (its branch's outputs) and the elements that
-        # give none; no list per element on the hot path, no None kept (every consumer of
-        # these lists drops them anyway). Choose, groups and macro calls are evaluated here,
-        # as choose() and group() do for other callers: one call fewer per element on the
-        # engine's hottest path
-        for step, n, children, f, tested in plan[1]:
-            if step is _CHOOSE:
-                # most branches test only the item's type and which variables it has: which
-                # of those holds first is looked up per (choose, type, tested variables)
-                item = self.item
-                present = (self._present_vars if item is self._present_item and item is not None
-                           else self._present())
-                key = (id(n), item.type if item is not None else "", present & tested)
-                hit = self._choices.get(key)
-                if hit is None or hit[0] is not n:
-                    hit = self._choices[key] = (n, *self._first_static_branch(n.children))
-                _, start, decided = hit
-                branches = n.children
-                if decided:
-                    if start < len(branches):
-                        out.extend(self.elements(branches[start].children))
-                    continue
-                for branch in branches[start:]:
-                    if branch.tag == "else" or self._test(branch.attrs):
-                        out.extend(self.elements(branch.children))
-                        break
-                continue
-            if step is _MACRO or step is _GROUP:
-                # group(), inlined
-                count = self.var_count
-                old_called, old_nonempty = count
-                xs = self.elements(children)
-                if count[0] != old_called and count[1] == old_nonempty:
-                    continue  # variables asked, none found: the group is suppressed
-                if step is _MACRO:
-                    count[0] += 1
-                    count[1] += 1
-                if xs:
-                    if f.text_case == "title" and not self._is_english():
-                        f = Formatting(**{k: getattr(f, k) for k in Formatting.__slots__
-                                          if k != "text_case"})
-                    out.append(Fmt(f, xs))
-                continue
-            r = step(self, n, f)  # type: ignore[operator]
-            if r is not None:
-                out.append(r)
+        for step in self.program.steps(nodes):
+            step(self, out)
         return out
-
-    def element(self, n: Node) -> list[Out]:
-        tag = n.tag
-        if tag == "choose":
-            return self.choose(n)
-        if tag not in _SINGLE_OUTPUT or (
-                tag == "text" and "macro" in n.attrs and n.attrs["macro"] not in self.style.macros):
-            return []
-        return [self._single(n, tag)]
-
-    def _single(self, n: Node, tag: str) -> Out:
-        """The output of an element other than choose (a macro call names a known macro)."""
-        if tag == "text" and "macro" in n.attrs:
-            return self.group(self.style.macros[n.attrs["macro"]].children,
-                              formatting_of(n.attrs), is_macro=True)
-        if tag == "group":
-            return self.group(n.children, formatting_of(n.attrs), is_macro=False)
-        step: Callable[[Evaluator, Node, Formatting], Out] = _SINGLE_STEPS[tag]
-        return step(self, n, formatting_of(n.attrs))
 
     def _text_step(self, n: Node, f: Formatting) -> Out:
         return self._formatted_by(f, self.text(n))
@@ -801,43 +729,6 @@ class Evaluator:
         lang = self.item.language or self.locale.lang
         return lang.lower() == "en" or lang.lower().startswith("en-")
 
-    def group(self, nodes: list[Node], f: Formatting, *, is_macro: bool) -> Out:
-        count = self.var_count
-        old_called, old_nonempty = count
-        xs = self.elements(nodes)
-        if count[0] != old_called and count[1] == old_nonempty:  # variables asked, none found
-            return None
-        if is_macro:
-            count[0] += 1
-            count[1] += 1
-        if not xs:
-            return None
-        if f.text_case == "title" and not self._is_english():
-            f = Formatting(**{k: getattr(f, k) for k in Formatting.__slots__ if k != "text_case"})
-        return Fmt(f, xs)
-
-    def choose(self, n: Node, tested: frozenset[str] | None = None) -> list[Out]:
-        """The outputs of the branch that holds; ``tested``: ``_tested_variables(n)`` when the
-        caller has it at hand."""
-        branches = n.children
-        # most branches test only the item's type and which variables it has: which of those
-        # comes first is looked up per (choose, type, variables), not tested for every item
-        item = self.item
-        present = (self._present_vars if item is self._present_item and item is not None
-                   else self._present())
-        key = (id(n), item.type if item is not None else "",
-               present & (tested if tested is not None else _tested_variables(n)))
-        hit = self._choices.get(key)
-        if hit is None or hit[0] is not n:
-            hit = self._choices[key] = (n, *self._first_static_branch(branches))
-        _, start, decided = hit
-        if decided:
-            return self.elements(branches[start].children) if start < len(branches) else []
-        for branch in branches[start:]:
-            if branch.tag == "else" or self._test(branch.attrs):
-                return self.elements(branch.children)
-        return []
-
     def _first_static_branch(self, branches: list[Node]) -> tuple[int, bool]:
         """(index, decided): the first branch that holds, going by the tests that depend only
         on the item's type and variables (decided), or the first that tests anything else
@@ -855,6 +746,10 @@ class Evaluator:
 
     def _test(self, attrs: dict[str, str]) -> bool:
         match, conditions = _conditions(attrs)
+        return self._test_parsed(match, conditions)
+
+    def _test_parsed(self, match: str, conditions: tuple[_Cond, ...]) -> bool:
+        """``_test`` of a branch whose conditions are parsed (``_conditions``)."""
         item = self.item
         assert item is not None
         want_all = match == "all"
@@ -933,6 +828,26 @@ class Evaluator:
                 present += [k for k, _ in item.latex if k in named and item.var(k)]
             self._present_vars = frozenset(present)
         return self._present_vars
+
+    def _present_mask(self) -> int:
+        """The variables present in the current item (``_present``) as the program's bits
+        (one per variable the style's choose branches test), computed once per item."""
+        item = self.item
+        assert item is not None
+        # per item: sorting alternates between the two items it compares
+        hit = self._masks.get(id(item))
+        if hit is not None and hit[0] is item:
+            mask = hit[1]
+        else:
+            bits = self.program.bits
+            mask = 0
+            for v in self._present():
+                b = bits.get(v)
+                if b is not None:
+                    mask |= b
+            self._masks[id(item)] = (item, mask)
+        self._mask_item, self._mask = item, mask
+        return mask
 
     def _position_matches(self, v: str) -> bool:
         if self.in_bibliography:
@@ -1343,8 +1258,13 @@ class Evaluator:
     # ------------------------------------------------------------------ names
 
     def names(self, n: Node) -> Out:
+        return self.names_with(n, _names_parts(n))
+
+    def names_with(self, n: Node, parts: _NamesParts) -> Out:
+        """``names`` with the node's parts (``_names_parts``) at hand: a compiled ``<names>``
+        has them from compile time."""
         assert self.item is not None
-        vars_, f, name_node, etal_node, label_node, subst, label_before = _names_parts(n)
+        vars_, f, name_node, etal_node, label_node, subst, label_before = parts
         if f.delimiter is None and "names-delimiter" in self.name_opts:
             f = _with_delimiter(f, self.name_opts["names-delimiter"])
         if self.subst_names is not None:
@@ -1359,21 +1279,21 @@ class Evaluator:
             lform = label_node.attrs.get("form", "long") if label_node is not None else "long"
             if ed and ed == tr and self.locale.term("editortranslator", lform):
                 vars_ = ["editortranslator"] + [v for v in vars_ if v not in ("editor", "translator")]
-        opts = dict(self.name_opts)
-        name_f, name_opts, name_parts = _name_node_parts(name_node)
-        opts.update(name_opts)
-        if self.key_name_opts:
-            opts.update(self.key_name_opts)
         contribs: list[tuple[str, tuple[Name, ...] | None]] = []
+        found = False
         for v in vars_:
-            contribs.append((v, self.ask_names("editor" if v == "editortranslator" else v)))
-        if all(c[1] is None for c in contribs):
+            names = self.ask_names("editor" if v == "editortranslator" else v)
+            if names is not None:
+                found = True
+            contribs.append((v, names))
+        if not found:
             if subst is not None and not self.in_substitute:
                 saved = self.in_substitute, self.subst_names
                 self.in_substitute, self.subst_names = True, n
                 res: list[Out] = []
-                for el in subst.children:
-                    r = [x for x in self.element(el) if x is not None]
+                for step in self.program.steps(subst.children):
+                    r: list[Out] = []
+                    step(self, r)
                     if r:
                         res = [r[0]]
                         break
@@ -1384,6 +1304,12 @@ class Evaluator:
                     return None
                 return formatted(f, [Tag("names", grouped(res), ("", ()))])
             return None
+        # the name options only now: most <names> of a long style find no names at all
+        opts = dict(self.name_opts)
+        name_f, name_opts, name_parts = _name_node_parts(name_node)
+        opts.update(name_opts)
+        if self.key_name_opts:
+            opts.update(self.key_name_opts)
         inner_f, outer_f = _names_formatting(name_f, f)
         xs: list[Out] = []
         for var, names in contribs:
@@ -1556,49 +1482,46 @@ class Evaluator:
 
         fam_bare, fam_affixes = _affix_split(fam_f)
         giv_bare, giv_affixes = _affix_split(giv_f)
-
-        def fam_fmt(x: Out) -> Out:
-            return formatted(fam_bare, [x])
-
-        def giv_fmt(x: Out) -> Out:
-            return formatted(giv_bare, [x])
-
-        def fam_aff(xs: list[Out]) -> Out:
-            return formatted(fam_affixes, xs)
-
-        def giv_aff(xs: list[Out]) -> Out:
-            return formatted(giv_affixes, xs)
-
-        ndp = fam_fmt(lit(name.non_dropping_particle)) if name.non_dropping_particle else None
-        dp = giv_fmt(lit(name.dropping_particle)) if name.dropping_particle else None
-        given = giv_fmt(_name_part(given_txt)) if given_txt else None
-        family = fam_fmt(_name_part(name.family)) if name.family else None
+        # (no helper closures made per name: formatted() with these four directly)
+        ndp = (formatted(fam_bare, [lit(name.non_dropping_particle)])
+               if name.non_dropping_particle else None)
+        dp = formatted(giv_bare, [lit(name.dropping_particle)]) if name.dropping_particle else None
+        given = formatted(giv_bare, [_name_part(given_txt)]) if given_txt else None
+        family = formatted(fam_bare, [_name_part(name.family)]) if name.family else None
         suffix = lit(name.suffix) if name.suffix else None
         as_sort = o.get("name-as-sort-order")
         name_as_sort = as_sort == "all" or (as_sort == "first" and order == 1)
         form = o.get("form", "long")
         if not _is_byzantine(name):
             if form == "long":
-                return grouped([fam_aff([family]), giv_aff([given])])
+                return grouped([formatted(fam_affixes, [family]), formatted(giv_affixes, [given])])
             if form == "short":
-                return fam_aff([family])
+                return formatted(fam_affixes, [family])
             return None
         if form == "short":
-            return fam_aff([_space(ndp, family)])
+            return formatted(fam_affixes, [_space(ndp, family)])
         if form == "count":
             return None
         demote = self.demote
         if demote == "never" and (self.in_sort_key or name_as_sort):
-            return _sep(_sep(fam_aff([_space(ndp, family)]), giv_aff([_space(given, dp)]), sep), suffix, sep)
+            return _sep(_sep(formatted(fam_affixes, [_space(ndp, family)]),
+                             formatted(giv_affixes, [_space(given, dp)]), sep),
+                        suffix, sep)
         if demote == "sort-only" and self.in_sort_key:
-            return _sep(_sep(fam_aff([family]), giv_aff([_space(_space(given, dp), ndp)]), sep), suffix, sep)
+            return _sep(_sep(formatted(fam_affixes, [family]),
+                             formatted(giv_affixes, [_space(_space(given, dp), ndp)]), sep),
+                        suffix, sep)
         if demote == "sort-only" and name_as_sort:
-            return _sep(_sep(fam_aff([_space(ndp, family)]), giv_aff([_space(given, dp)]), sep), suffix, sep)
+            return _sep(_sep(formatted(fam_affixes, [_space(ndp, family)]),
+                             formatted(giv_affixes, [_space(given, dp)]), sep),
+                        suffix, sep)
         if demote == "display-and-sort" and (self.in_sort_key or name_as_sort):
-            return _sep(_sep(fam_aff([family]), giv_aff([_space(_space(given, dp), ndp)]), sep), suffix, sep)
+            return _sep(_sep(formatted(fam_affixes, [family]),
+                             formatted(giv_affixes, [_space(_space(given, dp), ndp)]), sep),
+                        suffix, sep)
         fam_part = _space(_space(dp, ndp), family)
         fam_part = _sep(fam_part, suffix, ", ") if name.comma_suffix else _space(fam_part, suffix)
-        return _space(giv_aff([given]), fam_aff([fam_part]))
+        return _space(formatted(giv_affixes, [given]), formatted(fam_affixes, [fam_part]))
 
 
 def _is_cjk(term: str) -> bool:

@@ -184,15 +184,33 @@ def _rebuild(n: Inline, children: Inlines) -> Inline:
 
 def concat(parts: list[Inlines]) -> Inlines:
     """Concatenate inline sequences, merging adjacent text nodes."""
+    if len(parts) == 1:
+        # most calls join one part (a node with one rendered child) that is already merged:
+        # given back as it is, not copied
+        p = parts[0]
+        after_text = False
+        for n in p:
+            if type(n) is Text:
+                if after_text or not n.text:
+                    break
+                after_text = True
+            else:
+                after_text = False
+        else:
+            return p if type(p) is tuple else tuple(p)
     out: list[Inline] = []
+    last: Text | None = None  # the last node of ``out`` when it is a text
     for p in parts:
         for n in p:
-            if isinstance(n, Text):
+            if type(n) is Text:
                 if not n.text:
                     continue
-                if out and isinstance(out[-1], Text):
-                    out[-1] = Text(out[-1].text + n.text)
+                if last is not None:
+                    last = out[-1] = Text(last.text + n.text)
                     continue
+                last = n
+            else:
+                last = None
             out.append(n)
     return tuple(out)
 
@@ -290,6 +308,10 @@ _PUNCT: dict[tuple[str, str], str] = {
 }
 
 
+#: the characters that start the second piece of some rule of ``_PUNCT``
+_MEETS = frozenset(y for _, y in _PUNCT)
+
+
 def _is_quote_like(c: str) -> bool:
     return c in "\"'" or unicodedata.category(c) == "Pf"
 
@@ -304,7 +326,13 @@ def fix_punct(xs: list[Inlines]) -> list[Inlines]:
             break
         x, y = items[i], items[i + 1]
         # only the characters where x and y meet matter (the whole of x only before a period)
-        y_start = first_char(y) or "\ufffd"
+        head = y[0] if y else None
+        y_start = (head.text[0] if type(head) is Text and head.text
+                   else first_char(y) or "\ufffd")
+        if y_start not in _MEETS:  # nothing to do whatever x ends with (a word starts y)
+            out.append(x)
+            i += 1
+            continue
         x_end = last_char(x) or "\ufffd"
         if y_start == ".":
             trimmed = stringify(x).rstrip()
@@ -438,8 +466,16 @@ def _add_affix(affix: str, x: Inlines, *, before: bool) -> Inlines:
 _FONT = {"italic": "emph", "oblique": "emph"}
 
 
+def _has_text(x: Inlines) -> bool:
+    """``bool(first_char(x))``, at once when ``x`` starts with some text (most do)."""
+    if not x:
+        return False
+    head = x[0]
+    return (type(head) is Text and bool(head.text)) or bool(first_char(x))
+
+
 def add_formatting(f: Formatting, x: Inlines) -> Inlines:
-    if not first_char(x):
+    if not _has_text(x):
         return ()
     if f is NO_FORMAT:  # most nodes (``grouped``, plain groups and macros): nothing to add
         return x
@@ -496,11 +532,17 @@ def _render(o: Out) -> Inlines:
             r = _render(k)
             if r:
                 parts.append(r)
-        if f.delimiter:
-            parts = add_delimiters(f.delimiter, parts)
         if not parts:
             return ()
-        return add_formatting(f, concat(fix_punct(parts) if len(parts) > 1 else parts))
+        if len(parts) > 1:
+            if f.delimiter:
+                parts = add_delimiters(f.delimiter, parts)
+            x = concat(fix_punct(parts))
+        else:
+            x = concat(parts)
+        if f is NO_FORMAT:  # add_formatting's first test alone
+            return x if _has_text(x) else ()
+        return add_formatting(f, x)
     if type(o) is Lit:
         return o.inl
     if type(o) is Tag:
@@ -544,9 +586,18 @@ def _render_fmt(o: Fmt, sub: Callable[[Out], Inlines]) -> Inlines:
         r = sub(k)
         if r:
             parts.append(r)
-    if o.f.delimiter:
-        parts = add_delimiters(o.f.delimiter, parts)
-    return add_formatting(o.f, concat(fix_punct(parts) if len(parts) > 1 else parts))
+    if not parts:
+        return ()
+    f = o.f
+    if len(parts) > 1:
+        if f.delimiter:
+            parts = add_delimiters(f.delimiter, parts)
+        x = concat(fix_punct(parts))
+    else:
+        x = concat(parts)
+    if f is NO_FORMAT:  # add_formatting's first test alone
+        return x if _has_text(x) else ()
+    return add_formatting(f, x)
 
 
 # ---------------------------------------------------------------- final passes
@@ -560,8 +611,16 @@ def _ends_with_punct(inl: Inlines) -> bool:
 def punctuation_inside_quotes(inl: Inlines) -> Inlines:
     """Move a period or comma that follows quoted text inside the quotes (en-US), into the
     innermost quotes that end there ("This is ‘The One.’”)."""
-    nodes = [n if isinstance(n, Text) else _rebuild(n, punctuation_inside_quotes(n.children))
-             for n in inl]
+    # a part where nothing moves is given back as it is (most of an entry): no copy of it
+    changed = False
+    nodes: list[Inline] = []
+    for n in inl:
+        if not isinstance(n, Text):
+            kids = punctuation_inside_quotes(n.children)
+            if kids is not n.children:
+                n = _rebuild(n, kids)
+                changed = True
+        nodes.append(n)
     out: list[Inline] = []
     i = 0
     while i < len(nodes):
@@ -574,10 +633,11 @@ def punctuation_inside_quotes(inl: Inlines) -> Inlines:
             if rest:
                 out.append(Text(rest))
             i += 2
+            changed = True
             continue
         out.append(n)
         i += 1
-    return tuple(out)
+    return inl if not changed and type(inl) is tuple else tuple(out)
 
 
 def _ends_quoted(n: Inline) -> bool:
@@ -632,6 +692,8 @@ def raise_superscripts(inl: Inlines) -> Inlines:
     """Superscript characters as superscript text (1ᵉʳ → 1<sup>e</sup><sup>r</sup>), as
     citeproc writes them: a font may lack the characters, and they then match ``<sup>``
     markup written in field values."""
+    # a part with no superscript characters is given back as it is (no copy of it)
+    changed = False
     out: list[Inline] = []
     for n in inl:
         if isinstance(n, Text):
@@ -639,6 +701,7 @@ def raise_superscripts(inl: Inlines) -> Inlines:
             if text.isascii() or not any(_raised(c) for c in text if not c.isascii()):
                 out.append(n)
                 continue
+            changed = True
             run: list[str] = []
             for c in text:
                 raised = _raised(c)
@@ -654,8 +717,12 @@ def raise_superscripts(inl: Inlines) -> Inlines:
         elif isinstance(n, Styled) and n.kind in ("sup", "nocase", "code"):
             out.append(n)
         else:
-            out.append(_rebuild(n, raise_superscripts(n.children)))
-    return tuple(out)
+            kids = raise_superscripts(n.children)
+            if kids is not n.children:
+                n = _rebuild(n, kids)
+                changed = True
+            out.append(n)
+    return inl if not changed and type(inl) is tuple else tuple(out)
 
 
 DEFAULT_QUOTES = ("\u201c", "\u201d", "\u2018", "\u2019")

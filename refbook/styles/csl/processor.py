@@ -318,12 +318,8 @@ class Processor:
                           lambda: self._render_basic(key))
 
     def _basic(self, key: str) -> tuple[str, list[Name]]:
-        out = self._basic_out(key)
         names: list[Name] = []
-        for n in universe(out):
-            if isinstance(n, Tag) and n.kind == "names" and isinstance(n.data, tuple):
-                names.extend(n.data[1])
-        return out_text(out), names
+        return _text_and_names(self._basic_out(key), names), names
 
     def _ambiguities(self) -> list[list[_DD]]:
         dds: list[_DD] = []
@@ -947,6 +943,21 @@ def _substitute_names(o: Out, previous: tuple[tuple[Name, ...], str], rule: str,
     replace_ = set(mine[:count])
     return _transform(o, lambda n: Tag("name", lit(text), n.data)
                       if isinstance(n, Tag) and n.kind == "name" and n.data in replace_ else n)
+
+
+def _text_and_names(o: Out, names: list[Name]) -> str:
+    """``out_text(o)``, the names of its ``names`` tags put into ``names`` on the way, in
+    the order ``universe`` lists them: one walk of the tree instead of two."""
+    if o is None:
+        return ""
+    if type(o) is Lit:
+        return stringify(o.inl)
+    if type(o) is Tag:
+        if o.kind == "names" and isinstance(o.data, tuple):
+            names.extend(o.data[1])
+        return _text_and_names(o.kid, names)
+    assert isinstance(o, Fmt | Linked)
+    return " ".join([_text_and_names(k, names) for k in o.kids])
 
 
 def _descendants(n: Node, macros: dict[str, Node]) -> Iterator[Node]:
