@@ -18,41 +18,54 @@ import pytest
 import sphinx_refbook.book as book_module
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from pathlib import Path
+
+
+class _Collections:
+    """The collections that start while a wrapped function runs (``gc.callbacks``), and how
+    many times it ran."""
+
+    def __init__(self) -> None:
+        self.seen: list[int] = []
+        self.runs = 0
+        self._inside = False
+
+    def wrap(self, real: Callable[..., Any]) -> Callable[..., Any]:
+        def inside(*args: Any, **kw: Any) -> Any:
+            self.runs += 1
+            self._inside = True
+            try:
+                return real(*args, **kw)
+            finally:
+                self._inside = False
+
+        return inside
+
+    def _count(self, phase: str, info: dict[str, int]) -> None:
+        if self._inside and phase == "start":
+            self.seen.append(info["generation"])
+
+    @contextlib.contextmanager
+    def listening(self) -> Iterator[None]:
+        gc.callbacks.append(self._count)
+        try:
+            yield
+        finally:
+            gc.callbacks.remove(self._count)
 
 
 def test_resolving_the_book_sets_off_no_garbage_collection(
         copy_root: Callable[[str], Path], build: Callable[..., Any],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    collections: list[int] = []
-    inside = [False]
-
-    def count(phase: str, info: dict[str, int]) -> None:
-        if inside[0] and phase == "start":
-            collections.append(info["generation"])
-
-    real = book_module.resolve_book
-    calls: list[int] = []
-
-    def resolving(**kw: Any) -> Any:
-        calls.append(1)
-        inside[0] = True
-        try:
-            # (with the collector running, this test book's resolution sets off 64)
-            return real(**kw)
-        finally:
-            inside[0] = False
-
-    monkeypatch.setattr(book_module, "resolve_book", resolving)
-    gc.callbacks.append(count)
-    try:
+    # (with the collector running, this test book's resolution sets off 64)
+    counted = _Collections()
+    monkeypatch.setattr(book_module, "resolve_book", counted.wrap(book_module.resolve_book))
+    with counted.listening():
         built = build(copy_root("modes"), "text")
-    finally:
-        gc.callbacks.remove(count)
     assert built.warnings == ""
-    assert calls == [1]
-    assert collections == []
+    assert counted.runs == 1
+    assert counted.seen == []
     assert gc.isenabled()
 
 
@@ -64,36 +77,17 @@ def test_writing_the_citations_and_lists_into_pages_sets_off_no_garbage_collecti
     the pages are the same as with the collector running (the control build)."""
     from sphinx_refbook import writer
 
-    collections: list[int] = []
-    runs: list[int] = []
-    inside = [False]
-
-    def count(phase: str, info: dict[str, int]) -> None:
-        if inside[0] and phase == "start":
-            collections.append(info["generation"])
-
-    real = writer.ResolveCitations._run
-
-    def running(self: Any, *args: Any) -> Any:
-        runs.append(1)
-        inside[0] = True
-        try:
-            return real(self, *args)
-        finally:
-            inside[0] = False
-
     def pages(root: Path) -> dict[str, str]:
         return {p.name: p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.txt"))}
 
-    monkeypatch.setattr(writer.ResolveCitations, "_run", running)
-    gc.callbacks.append(count)
-    try:
+    counted = _Collections()
+    monkeypatch.setattr(writer.ResolveCitations, "_run",
+                        counted.wrap(writer.ResolveCitations._run))
+    with counted.listening():
         built = build(copy_root("modes"), "text")
-    finally:
-        gc.callbacks.remove(count)
     assert built.warnings == ""
-    assert runs
-    assert collections == []
+    assert counted.runs
+    assert counted.seen == []
     assert gc.isenabled()
     first = pages(built.outdir)
     shutil.rmtree(built.outdir)

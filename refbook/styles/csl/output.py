@@ -532,17 +532,7 @@ def _render(o: Out) -> Inlines:
             r = _render(k)
             if r:
                 parts.append(r)
-        if not parts:
-            return ()
-        if len(parts) > 1:
-            if f.delimiter:
-                parts = add_delimiters(f.delimiter, parts)
-            x = concat(fix_punct(parts))
-        else:
-            x = concat(parts)
-        if f is NO_FORMAT:  # add_formatting's first test alone
-            return x if _has_text(x) else ()
-        return add_formatting(f, x)
+        return _joined(f, parts) if parts else ()
     if type(o) is Lit:
         return o.inl
     if type(o) is Tag:
@@ -586,9 +576,11 @@ def _render_fmt(o: Fmt, sub: Callable[[Out], Inlines]) -> Inlines:
         r = sub(k)
         if r:
             parts.append(r)
-    if not parts:
-        return ()
-    f = o.f
+    return _joined(o.f, parts) if parts else ()
+
+
+def _joined(f: Formatting, parts: list[Inlines]) -> Inlines:
+    """A formatted node's rendered children (not empty): delimited, joined, formatted."""
     if len(parts) > 1:
         if f.delimiter:
             parts = add_delimiters(f.delimiter, parts)
