@@ -237,26 +237,36 @@ class Style:
     def options(self) -> dict[str, str]:
         return self.root.attrs
 
+    #: what :meth:`uses_citation_number` and :meth:`uses_year_suffix_variable` found (one walk
+    #: of the style's elements, made when first asked: every processor asks, and the validation
+    #: rules' "does the output change" test makes one processor per entry)
+    _uses: tuple[bool, bool] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def _usage(self) -> tuple[bool, bool]:
+        found = self._uses
+        if found is None:
+            number = suffix = False
+            stack = [self.root]
+            while stack:
+                n = stack.pop()
+                attrs = n.attrs
+                if not number and any("citation-number" in v for v in attrs.values()):
+                    number = True
+                if not suffix and n.tag == "text" and attrs.get("variable") == "year-suffix":
+                    suffix = True
+                stack.extend(n.children)
+            found = self._uses = (number, suffix)
+        return found
+
     def uses_citation_number(self) -> bool:
         """Whether any element of the style names ``citation-number`` (printed, tested, sorted
         on, collapsed): only then does an item carry its number. Without it a renumbering (one
         citation added early in a book) leaves every item, and so every memo key, unchanged."""
-        stack = [self.root]
-        while stack:
-            n = stack.pop()
-            if any("citation-number" in v for v in n.attrs.values()):
-                return True
-            stack.extend(n.children)
-        return False
+        return self._usage()[0]
 
     def uses_year_suffix_variable(self) -> bool:
-        stack = [self.root]
-        while stack:
-            n = stack.pop()
-            if n.tag == "text" and n.attrs.get("variable") == "year-suffix":
-                return True
-            stack.extend(n.children)
-        return False
+        """Whether a ``<text variable="year-suffix">`` prints the suffix itself."""
+        return self._usage()[1]
 
 
 @lru_cache(maxsize=32)

@@ -1,0 +1,103 @@
+"""The rules that ask "does the style's output change?" (``refbook.validate.output``) resolve the
+style once, not once per entry: on a real 20,000-entry file (entries of ``shared/testdata``) they
+ask for 13,564 renders, and each used to read and digest the style file and walk all its elements
+twice (36 s of a single-process check; 8 s after). The answers must stay the fresh ones."""
+
+from __future__ import annotations
+
+import shutil
+from typing import TYPE_CHECKING
+
+import pytest
+
+import refbook.styles
+import refbook.validate as validation
+from refbook.config import Config
+from refbook.readers import read_bibliography
+from refbook.styles import get_style
+from refbook.styles.csl.style import Node, Style, load_style
+from refbook.validate import output, validate
+from tests.conftest import SEED, TESTDATA
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+FILES = [SEED / "references.raw.bib", TESTDATA / "biblatex" / "biblatex-examples.bib"]
+
+
+def _forget() -> None:
+    validation._MEMO.clear()
+    output._STYLES.clear()
+    output._render_as_written.cache_clear()
+    output.output_changes.cache_clear()
+
+
+def _counted_get_style(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    calls: list[str] = []
+    real = refbook.styles.get_style
+
+    def counting(spec: object, **kw: object) -> object:
+        calls.append(str(spec))
+        return real(spec, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(refbook.styles, "get_style", counting)
+    return calls
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_the_output_rules_resolve_the_style_once_and_answer_as_before(
+        monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
+    bib = read_bibliography([str(path)])
+    config = Config()
+    _forget()
+    calls = _counted_get_style(monkeypatch)
+    kept = validate(bib, config)
+    assert calls == ["chicago-author-date"]  # many entries asked, one resolution
+    # control: the style resolved afresh for every render (what the rules did before)
+    _forget()
+    calls.clear()
+    monkeypatch.setattr(output, "_STYLES", _Forgetful())
+    fresh = validate(bib, config)
+    assert len(calls) > 20  # the file's entries do ask the style
+    assert fresh == kept
+
+
+class _Forgetful(dict):  # type: ignore[type-arg]
+    """A ``_STYLES`` that keeps nothing."""
+
+    def __setitem__(self, key: object, value: object) -> None:
+        pass
+
+
+def test_an_edited_style_file_is_resolved_again(tmp_path: Path) -> None:
+    csl = tmp_path / "mine.csl"
+    shutil.copy(get_style("chicago-author-date").path, csl)
+    _forget()
+    first = output._style_named(str(csl))
+    assert output._style_named(str(csl)) is first
+    csl.write_text(csl.read_text(encoding="utf-8") + "<!-- edited -->\n", encoding="utf-8")
+    second = output._style_named(str(csl))
+    assert second is not first
+    assert second.digest != first.digest
+
+
+def _walk(style: Style, test: object) -> bool:
+    stack: list[Node] = [style.root]
+    while stack:
+        n = stack.pop()
+        if test(n):  # type: ignore[operator]
+            return True
+        stack.extend(n.children)
+    return False
+
+
+@pytest.mark.parametrize("name", ["chicago-author-date", "numeric"])
+def test_what_a_style_uses_is_found_once_and_right(name: str) -> None:
+    csl = get_style(name)
+    style = load_style(str(csl.path), None, csl.digest + "-fresh")  # a Style of its own
+    assert style._uses is None
+    number = _walk(style, lambda n: any("citation-number" in v for v in n.attrs.values()))
+    suffix = _walk(style, lambda n: n.tag == "text" and n.attrs.get("variable") == "year-suffix")
+    assert (style.uses_citation_number(), style.uses_year_suffix_variable()) == (number, suffix)
+    assert style._uses == (number, suffix)
+    assert name != "numeric" or number  # the numeric style does number its items
