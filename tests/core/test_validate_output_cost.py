@@ -101,3 +101,75 @@ def test_what_a_style_uses_is_found_once_and_right(name: str) -> None:
     assert (style.uses_citation_number(), style.uses_year_suffix_variable()) == (number, suffix)
     assert style._uses == (number, suffix)
     assert name != "numeric" or number  # the numeric style does number its items
+
+
+def _item(key: str, title: str, author: str = "Doe, Jane") -> object:
+    from refbook.bibtex_csl import entry_to_item
+
+    bib = read_bibliography_text(
+        f"@article{{{key}, author = {{{author}}}, title = {{{title}}}, journal = {{J}},"
+        " year = {2020}, abstract = {An \\emph{abstract}}}\n")
+    return entry_to_item(bib.entries[0])
+
+
+def read_bibliography_text(text: str) -> object:
+    from refbook.readers.bibtex import parse_bibtex
+
+    return parse_bibtex(text, "t.bib")
+
+
+def _citation_layouts(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    from refbook.styles.csl.engine import Evaluator
+
+    calls: list[bool] = []
+    real = Evaluator.layout
+
+    def counting(self: Evaluator, area: object, *a: object, **kw: object) -> object:
+        calls.append(bool(kw.get("bibliography")))
+        return real(self, area, *a, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Evaluator, "layout", counting)
+    return calls
+
+
+def test_a_lone_item_renders_no_citation_to_tell_it_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The output rules render one entry at a time: disambiguating it against nothing rendered
+    its citation for nothing (one render in three)."""
+    style = get_style("chicago-author-date")
+    calls = _citation_layouts(monkeypatch)
+    one = style.processor([_item("a", "One")])  # type: ignore[list-item]
+    assert calls.count(False) == 0
+    lone = one.bibliography()
+    # control: two items that look alike are compared through their citations
+    calls.clear()
+    two = style.processor([_item("a", "One"), _item("b", "Two")])  # type: ignore[list-item]
+    assert calls.count(False) >= 2
+    assert dict(two.bibliography())["a"] != lone[0][1]  # "2020a": told apart from "b"
+    calls.clear()
+    other = style.processor([_item("a", "One"), _item("b", "Two", "Roe, Rick")])  # type: ignore[list-item]
+    assert calls.count(False) >= 1  # "b" ("a"'s citation is in the style's memo by now)
+    assert dict(other.bibliography())["a"] == lone[0][1]
+
+
+def test_the_style_words_are_found_once_per_style() -> None:
+    """An item with LaTeX variables (an abstract) makes the evaluator ask which variables the
+    style names anywhere: one walk of the style, shared by every processor."""
+    style = get_style("chicago-author-date")
+    first = style.processor([_item("a", "Words one")])  # type: ignore[list-item]
+    first.bibliography()
+    second = style.processor([_item("b", "Words two")])  # type: ignore[list-item]
+    second.bibliography()
+    words = first.ev._style_words
+    assert words is not None
+    assert second.ev._style_words is words
+    assert words == frozenset(w for n in _nodes(first.style.root) for v in n.attrs.values()
+                              for w in v.split())
+
+
+def _nodes(root: Node) -> list[Node]:
+    out, stack = [], [root]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        stack.extend(n.children)
+    return out

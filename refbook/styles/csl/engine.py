@@ -816,14 +816,7 @@ class Evaluator:
                 # whether they are empty only when the style names them somewhere (tests,
                 # prints, sorts on them): the others cannot change which branch holds
                 if self._style_words is None:
-                    words: set[str] = set()
-                    stack = [self.style.root]
-                    while stack:
-                        n = stack.pop()
-                        for value in n.attrs.values():
-                            words.update(value.split())
-                        stack.extend(n.children)
-                    self._style_words = frozenset(words)
+                    self._style_words = self.style.attribute_words()
                 named = self._style_words
                 present += [k for k, _ in item.latex if k in named and item.var(k)]
             self._present_vars = frozenset(present)

@@ -459,6 +459,8 @@ class Processor:
         global_rule = add_given and rule != "by-cite"
         if global_rule:
             self._add_given_names_globally(rule)
+        if len(self.items) < 2:
+            return  # nothing to tell apart (validate.output renders entries one at a time)
         amb = self._ambiguities()
         if amb and add_names:
             for g in amb:

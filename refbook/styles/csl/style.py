@@ -241,6 +241,22 @@ class Style:
     #: of the style's elements, made when first asked: every processor asks, and the validation
     #: rules' "does the output change" test makes one processor per entry)
     _uses: tuple[bool, bool] | None = field(default=None, init=False, repr=False, compare=False)
+    _words: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def attribute_words(self) -> frozenset[str]:
+        """Every word of the style's attribute values (the variables it names anywhere), found
+        once per style: each processor's evaluator asks when an item holds LaTeX variables."""
+        found = self._words
+        if found is None:
+            words: set[str] = set()
+            stack = [self.root]
+            while stack:
+                n = stack.pop()
+                for value in n.attrs.values():
+                    words.update(value.split())
+                stack.extend(n.children)
+            found = self._words = frozenset(words)
+        return found
 
     def _usage(self) -> tuple[bool, bool]:
         found = self._uses
