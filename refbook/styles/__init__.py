@@ -143,16 +143,20 @@ class CslStyle:
 
     # -- running it ----------------------------------------------------------------------------
     def processor(self, items: Sequence[Item], *, memo_dir: str | None = None,
-                  cited: Sequence[str] = ()) -> Processor:
+                  cited: Sequence[str] = (), memo: dict[object, object] | None = None
+                  ) -> Processor:
         """A processor for ``items``. With ``memo_dir``, formatting results survive the process:
         a host's next build (a new ``sphinx-build`` run) reformats only the entries that changed.
-        ``cited``: the keys the document cites, in the order first cited (year suffixes)."""
+        ``cited``: the keys the document cites, in the order first cited (year suffixes).
+        ``memo``: a memo of the caller's own instead of the style's (one-off renders, such as
+        the validation rules' "does the output change" test, would only fill the shared one and
+        the host's memo file with forms no build asks for again)."""
         from refbook.styles.csl.processor import Processor
 
         style = self.style()
         if memo_dir is not None:
             load_memo(style.memo, self._memo_file(memo_dir))
-        return Processor(style, items, cited=cited)
+        return Processor(style, items, cited=cited, memo=memo)
 
     def save_memo(self, memo_dir: str) -> None:
         """Write the formatting memo next to the host's other caches (atomic, best effort)."""

@@ -65,7 +65,10 @@ def _render(entry: Entry, style: str) -> str | None:
     from refbook.styles import StyleError
 
     try:
-        processor = _style_named(style or DEFAULT_STYLE).processor([entry_to_item(entry)])
+        # a memo of its own: these one-off forms would only crowd the style's shared memo,
+        # and the host's memo file, with entries no build asks for
+        processor = _style_named(style or DEFAULT_STYLE).processor([entry_to_item(entry)],
+                                                                   memo={})
         return "\n".join(to_text(nodes) for _, nodes in processor.bibliography())
     except StyleError:  # an unknown or bad style is reported by the hosts, not here
         return None

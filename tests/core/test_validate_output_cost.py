@@ -173,3 +173,56 @@ def _nodes(root: Node) -> list[Node]:
         out.append(n)
         stack.extend(n.children)
     return out
+
+
+# the styles of the style issue's evidence, and the built-ins
+CYCLE_STYLES = ["chicago-author-date", "numeric", "apa", "ieee", "nature",
+                "nlm-citation-sequence", "harvard-cite-them-right",
+                "chicago-notes-bibliography", "din-1505-2"]
+
+
+@pytest.mark.parametrize("name", CYCLE_STYLES)
+def test_a_processor_leaves_no_cycle_for_the_paused_collector(name: str) -> None:
+    """``validate`` pauses the collector while the rules render entries one processor at a time:
+    a processor caught in a reference cycle (its sort keys' closures, a self-calling nested
+    walk) stayed in memory until the pause ended (+120 MB on 20,000 real entries). Every
+    processor and what it made must go by reference counting alone."""
+    import gc
+
+    from refbook.bibtex_csl import entry_to_item
+    from refbook.render.text import to_text
+    from refbook.styles.csl.processor import CiteItem
+
+    style = get_style(name)
+    entries = list(read_bibliography([str(SEED / "references.bib")]))[:60]
+    items = [entry_to_item(e) for e in entries]
+    style.processor(items[:1], memo={}).bibliography()  # the style read (once per process)
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for item in [*items, None]:
+            processor = style.processor(items if item is None else [item], memo={})
+            texts = [to_text(n) for _, n in processor.bibliography()]
+            first = (items if item is None else [item])[0].id
+            cites = [processor.cite([CiteItem(first)]), processor.cite([CiteItem(first, locator="12")])]
+            del processor, texts, cites
+        found = gc.collect()
+        kinds = sorted({type(o).__name__ for o in gc.garbage})
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if was:
+            gc.enable()
+    assert (found, kinds) == (0, [])
+    # control: the check does see a cycle
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        loop: list[object] = []
+        loop.append(loop)
+        del loop
+        assert gc.collect() == 1
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()

@@ -218,52 +218,52 @@ def concat(parts: list[Inlines]) -> Inlines:
 def drop_start(inl: Inlines, pred: str | Callable[[str], bool]) -> Inlines:
     """Drop leading characters satisfying ``pred`` (descending into markup)."""
     test: Callable[[str], bool] = pred if callable(pred) else (lambda c: c == pred)
-    state = [True]
+    return _drop_start(inl, test, [True])
 
-    def walk(nodes: Inlines) -> Inlines:
-        res: list[Inline] = []
-        for n in nodes:
-            if not state[0]:
-                res.append(n)
-            elif isinstance(n, Text):
-                t = n.text
-                i = 0
-                while i < len(t) and test(t[i]):
-                    i += 1
-                if i < len(t):
-                    state[0] = False
-                if t[i:]:
-                    res.append(Text(t[i:]))
-            else:
-                res.append(_rebuild(n, walk(n.children)))
-        return tuple(res)
 
-    return walk(inl)
+# the walks are module functions, not closures calling themselves: such a closure is a reference
+# cycle, left to the collector (paused while the validation rules render thousands of entries)
+def _drop_start(nodes: Inlines, test: Callable[[str], bool], state: list[bool]) -> Inlines:
+    res: list[Inline] = []
+    for n in nodes:
+        if not state[0]:
+            res.append(n)
+        elif isinstance(n, Text):
+            t = n.text
+            i = 0
+            while i < len(t) and test(t[i]):
+                i += 1
+            if i < len(t):
+                state[0] = False
+            if t[i:]:
+                res.append(Text(t[i:]))
+        else:
+            res.append(_rebuild(n, _drop_start(n.children, test, state)))
+    return tuple(res)
 
 
 def drop_end(inl: Inlines, pred: str | Callable[[str], bool]) -> Inlines:
     test: Callable[[str], bool] = pred if callable(pred) else (lambda c: c == pred)
-    state = [True]
+    return _drop_end(inl, test, [True])
 
-    def walk(nodes: Inlines) -> Inlines:
-        res: list[Inline] = []
-        for n in reversed(nodes):
-            if not state[0]:
-                res.append(n)
-            elif isinstance(n, Text):
-                t = n.text
-                j = len(t)
-                while j > 0 and test(t[j - 1]):
-                    j -= 1
-                if j > 0:
-                    state[0] = False
-                if t[:j]:
-                    res.append(Text(t[:j]))
-            else:
-                res.append(_rebuild(n, walk(n.children)))
-        return tuple(reversed(res))
 
-    return walk(inl)
+def _drop_end(nodes: Inlines, test: Callable[[str], bool], state: list[bool]) -> Inlines:
+    res: list[Inline] = []
+    for n in reversed(nodes):
+        if not state[0]:
+            res.append(n)
+        elif isinstance(n, Text):
+            t = n.text
+            j = len(t)
+            while j > 0 and test(t[j - 1]):
+                j -= 1
+            if j > 0:
+                state[0] = False
+            if t[:j]:
+                res.append(Text(t[:j]))
+        else:
+            res.append(_rebuild(n, _drop_end(n.children, test, state)))
+    return tuple(reversed(res))
 
 
 def map_first_text(inl: Inlines, f: Callable[[str], str]) -> Inlines:

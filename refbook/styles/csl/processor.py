@@ -222,8 +222,11 @@ class _DD:
 class Processor:
     """Formats citations and the bibliography of a fixed set of items with one CSL style."""
 
-    def __init__(self, style: Style, items: Sequence[Item], *, cited: Sequence[str] = ()
-                 ) -> None:
+    def __init__(self, style: Style, items: Sequence[Item], *, cited: Sequence[str] = (),
+                 memo: dict[object, object] | None = None) -> None:
+        #: results by (kind, item content, state): the style's memo (shared by every processor
+        #: of the style, kept in a host's cache folder) unless the caller gives its own
+        self.memo = style.memo if memo is None else memo
         # sorting and disambiguating render every item (the citation form, the sort macros):
         # millions of short-lived objects, whose allocations would set off collections that
         # rescan the items and memos again and again (refbook.gcpause)
@@ -259,6 +262,10 @@ class Processor:
         self.number = {k: i for i, k in enumerate(self.bib_order, start=1)}
         if style.citation is not None:
             self._disambiguate()
+        # the sort keys' closures refer back to this processor: dropped once the year suffixes
+        # are given, the processor is no reference cycle and goes when its last user lets go
+        # (the validation rules make thousands while the collector is paused)
+        self._bib_keys: dict[str, _SortKeys] = {}
 
     # ------------------------------------------------------------------ sorting
 
@@ -301,7 +308,7 @@ class Processor:
         return Tag("item", out, key)
 
     def _memo(self, key: object, compute: Callable[[], T]) -> T:
-        memo = self.style.memo
+        memo = self.memo
         if key in memo:
             return memo[key]  # type: ignore[return-value]
         if len(memo) > 200_000:
