@@ -73,11 +73,34 @@ def make_page(p: int, n: int, rng: random.Random) -> str:
     return "\n".join(lines)
 
 
+def real() -> bool:
+    """``--real``: a .bib file of real entries (benchmarks/realbib.py); an environment variable,
+    so that the serve driver (a process of its own) edits the same kind of file."""
+    return os.environ.get("BENCH_REAL") == "1"
+
+
+def edit_bib(text: str, r: int) -> str:
+    """A change to the first entry (cited): a new year, or with real entries a new title."""
+    if real():
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from realbib import edit_title
+
+        return edit_title(text, "key00000", r)
+    return re.sub(r"year = \{\d+\}", f"year = {{{1900 + r}}}", text, count=1)
+
+
 def make_project(root: Path, tool: str, n: int) -> Path:
     rng = random.Random(20_000)  # noqa: S311 - reproducible test data, not security
     docs = root / "docs"
     docs.mkdir(parents=True)
-    (root / "refs.bib").write_text(make_bib(n, rng), encoding="utf-8")
+    if real():
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from realbib import real_bib_text
+
+        bib = real_bib_text(n)
+    else:
+        bib = make_bib(n, rng)
+    (root / "refs.bib").write_text(bib, encoding="utf-8")
     for p in range(PAGES):
         (docs / f"ch{p:02d}.md").write_text(make_page(p, n, rng), encoding="utf-8")
     (docs / "index.md").write_text("# Book\n\nA generated book.\n", encoding="utf-8")
@@ -159,8 +182,7 @@ def rebuild_driver(root: Path, rounds: int) -> dict[str, float]:
         page_times.append(one_build())
         # a new year for the first entry (cited): every citation of it changes
         text = bib.read_text(encoding="utf-8")
-        bib.write_text(re.sub(r"year = \{\d+\}", f"year = {{{1900 + r}}}", text, count=1),
-                       encoding="utf-8")
+        bib.write_text(edit_bib(text, r), encoding="utf-8")
         time.sleep(0.01)  # distinct mtimes: mkdocs-bibtex decides on them
         bib_times.append(one_build())
     import resource
@@ -218,7 +240,8 @@ def run(entries: list[int], rounds: int) -> None:
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     os.environ.setdefault("PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / "bench-pycache"))
     for n in entries:
-        print(f"\n== MkDocs: {PAGES} pages x {CITES_PER_PAGE} citations, {n} bibliography "
+        print(f"\n== MkDocs: {PAGES} pages x {CITES_PER_PAGE} citations, {n} "
+              f"{'real ' if real() else ''}bibliography "
               f"entries (best of {rounds}; seconds; ratio to plain MkDocs) ==", flush=True)
         with tempfile.TemporaryDirectory() as tmp:
             roots = {tool: make_project(Path(tmp) / tool, tool, n) for tool in TOOLS}
@@ -245,7 +268,12 @@ def main() -> None:
                              "several minutes)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--driver", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--real", action="store_true",
+                        help="a .bib file of real entries (seed + shared/testdata, "
+                             "benchmarks/realbib.py) instead of generated ones")
     args = parser.parse_args()
+    if args.real:
+        os.environ["BENCH_REAL"] = "1"
     if args.driver is not None:
         print(json.dumps(rebuild_driver(args.driver, args.rounds)))
         return

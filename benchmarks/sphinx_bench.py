@@ -39,6 +39,9 @@ def bib_entry(i: int, year: int) -> str:
             f"  doi = {{10.1000/j.{i}}}\n}}\n\n")
 
 
+REAL = False  # --real: the .bib file of real entries (benchmarks/realbib.py)
+
+
 def generate(root: Path, entries: int, tool: str) -> None:
     rng = random.Random(1234)  # noqa: S311 - reproducible test data, not security
     src = root / "src"
@@ -50,8 +53,13 @@ def generate(root: Path, entries: int, tool: str) -> None:
     elif tool == "sphinx_refbook":
         conf += ['extensions = ["sphinx_refbook"]', 'refbook_bibfiles = ["refs.bib"]']
     (src / "conf.py").write_text("\n".join(conf) + "\n", encoding="utf-8")
-    (src / "refs.bib").write_text("".join(bib_entry(i, 1990 + i % 30) for i in range(entries)),
-                                  encoding="utf-8")
+    if REAL:
+        from realbib import real_bib_text
+
+        bib = real_bib_text(entries)
+    else:
+        bib = "".join(bib_entry(i, 1990 + i % 30) for i in range(entries))
+    (src / "refs.bib").write_text(bib, encoding="utf-8")
     toc = "\n".join(f"   ch{c:02d}" for c in range(CHAPTERS))
     (src / "index.rst").write_text(f"Bench\n=====\n\n.. toctree::\n\n{toc}\n   references\n",
                                    encoding="utf-8")
@@ -115,6 +123,11 @@ def edit(root: Path, step: str, r: int) -> None:
         text = bib.read_text(encoding="utf-8")
         cited = re.search(r"key\d{5}", (root / "src" / "ch00.rst").read_text(encoding="utf-8"))
         key = cited.group(0) if cited else "key00000"
+        if REAL:
+            from realbib import edit_title
+
+            bib.write_text(edit_title(text, key, r), encoding="utf-8")
+            return
         text = re.sub(rf"(@article{{{key},(?:.|\n)*?year = {{)(\d+)", rf"\g<1>{2099 - r}", text,
                       count=1)
         bib.write_text(text, encoding="utf-8")
@@ -151,7 +164,12 @@ def main() -> None:
                         help="bibliography sizes (default: $BENCH_ENTRIES or 300; 20000 takes "
                              "several minutes)")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--real", action="store_true",
+                        help="a .bib file of real entries (seed + shared/testdata, "
+                             "benchmarks/realbib.py) instead of generated ones")
     args = parser.parse_args()
+    global REAL  # noqa: PLW0603 - one switch for the whole run
+    REAL = args.real
     sizes = args.entries
     # bytecode cached for every tool alike, outside the source trees (as an install has it)
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -159,7 +177,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
             results = run_tools(Path(tmp), n, args.rounds)
-            print(f"\n== Sphinx: {CHAPTERS} chapters, {n} entries (best of {args.rounds}; "
+            print(f"\n== Sphinx: {CHAPTERS} chapters, {n} {'real ' if REAL else ''}entries "
+                  f"(best of {args.rounds}; "
                   f"seconds; ratio to plain Sphinx) ==")
             print(f"{'step':<17}" + "".join(f"{t:>28}" for t in TOOLS))
             for step in STEPS:

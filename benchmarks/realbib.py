@@ -1,0 +1,105 @@
+"""Bibliographies made of real entries, for the host benchmarks' ``--real`` option.
+
+The generated ``.bib`` files of ``sphinx_bench.py`` and ``mkdocs_bench.py`` are clean and alike:
+every entry an ``@article`` with the same seven fields. Real files are not: abstracts, notes,
+URLs, non-standard fields, LaTeX in titles and names, and the defects that make validation
+rules ask the style what it prints. ``real_bib`` writes N entries taken from the seed
+bibliography and the shared real-world files (``shared/testdata``; the same pool as
+``engine_speed.py``: entries that read alone without a problem, no ``@string`` files, no
+``crossref``/``xdata``), and of those only the ones pybtex parses too (sphinxcontrib-bibtex and
+mkdocs-bibtex read with pybtex, and a pybtex error stops their whole build: a ``%`` comment
+inside an entry, a biblatex type such as ``@report``, an ``@article`` without a journal), under the benchmarks' keys (``key00000`` …). Past the pool's size the
+entries repeat as new works: "Part 2: " before the title and no DOI, URL, eprint, ISBN or ISSN
+(so they are not reported as duplicates of the first copy).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from engine_speed import raw_entries, stands_alone  # noqa: E402
+
+ROOT = HERE.parent
+IDENTIFIERS = re.compile(r"^\s*(doi|url|eprint|isbn|issn)\s*=.*$\n?", re.I | re.M)
+TITLE = re.compile(r"(\btitle\s*=\s*[{\"])", re.I)
+
+
+def shared_folder() -> Path:
+    import os
+
+    return Path(os.environ.get("REFBOOK_SHARED", str(ROOT.parent / "shared")))
+
+
+def pool(shared: Path) -> list[tuple[str, str]]:
+    sources = [shared / "seed" / "references.bib", *sorted((shared / "testdata").rglob("*.bib"))]
+    found: list[tuple[str, str]] = []
+    for path in sources:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if re.search(r"^\s*@\s*string\b", text, re.I | re.M):
+            continue
+        found.extend(e for e in raw_entries(text) if stands_alone(*e) and _pybtex_reads(*e))
+    if not found:
+        sys.exit(f"no real entries under {shared} (set REFBOOK_SHARED)")
+    return found
+
+
+def _pybtex_reads(kind: str, body: str) -> bool:
+    """Whether pybtex parses the entry and its default style (``unsrt``, sphinxcontrib-bibtex's)
+    formats it: an unknown type (``@report``) or a missing required field stops their build."""
+    from pybtex.database import parse_string
+    from pybtex.errors import set_strict_mode
+    from pybtex.plugin import find_plugin
+
+    set_strict_mode(True)
+    try:
+        data = parse_string(f"@{kind}{{probe,{body}\n", "bibtex")
+        style = find_plugin("pybtex.style.formatting", "unsrt")()
+        list(style.format_entries(data.entries.values()))
+    except Exception:  # any pybtex error: the anchors could not build
+        return False
+    return True
+
+
+def real_bib_text(n: int) -> str:
+    """:func:`real_bib`, made in a process of its own: the benchmarks measure their builds' peak
+    memory with ``wait4``, and a child's peak starts at its parent's size when it forks (the
+    pool needs refbook's reader and pybtex: ~60 MB that would show in every build)."""
+    import subprocess
+
+    return subprocess.run([sys.executable, str(Path(__file__).resolve()), str(n)],
+                          capture_output=True, text=True, check=True).stdout
+
+
+def real_bib(n: int, shared: Path | None = None) -> str:
+    """``n`` real entries under the keys ``key00000`` … (see the module's docstring)."""
+    entries = pool(shared or shared_folder())
+    parts = []
+    for i in range(n):
+        kind, body = entries[i % len(entries)]
+        copy = i // len(entries)
+        if copy:
+            body = TITLE.sub(rf"\g<1>Part {copy + 1}: ", body, count=1)
+            body = IDENTIFIERS.sub("", body)
+        parts.append(f"@{kind}{{key{i:05d},{body}\n")
+    return "\n".join(parts) + "\n"
+
+
+def edit_title(text: str, key: str, r: int) -> str:
+    """``text`` with the title of entry ``key`` changed (round ``r``: a new title each time)."""
+    start = re.search(rf"@\w+\s*{{\s*{re.escape(key)}\s*,", text)
+    if start is None:
+        return text
+    m = TITLE.search(text, start.end())
+    if m is None:
+        return text
+    return text[:m.end()] + f"Edited {r}: " + text[m.end():]
+
+
+if __name__ == "__main__":
+    sys.stdout.write(real_bib(int(sys.argv[1])))
