@@ -68,11 +68,12 @@ example: $(STAMP)
 	@echo "MkDocs build of the example book: example_book/_build/mkdocs/index.html"
 
 # BENCH_ENTRIES="300 20000" make bench adds the 20,000-entry rows (several minutes).
+# BENCH_REAL=1 make bench: the host benchmarks on a .bib of real entries (benchmarks/realbib.py).
 BENCH_ENTRIES ?= 300
 bench: $(STAMP)
 	$(BIN)/python benchmarks/parse_speed.py
-	$(BIN)/python benchmarks/mkdocs_bench.py --entries $(BENCH_ENTRIES)
-	$(BIN)/python benchmarks/sphinx_bench.py --entries $(BENCH_ENTRIES)
+	$(BIN)/python benchmarks/mkdocs_bench.py --entries $(BENCH_ENTRIES) $(if $(BENCH_REAL),--real)
+	$(BIN)/python benchmarks/sphinx_bench.py --entries $(BENCH_ENTRIES) $(if $(BENCH_REAL),--real)
 	$(BIN)/python benchmarks/csl_styles.py
 	$(BIN)/python benchmarks/engine_speed.py
 

@@ -26,7 +26,7 @@ if str(HERE) not in sys.path:
 from engine_speed import raw_entries, stands_alone  # noqa: E402
 
 ROOT = HERE.parent
-IDENTIFIERS = re.compile(r"^\s*(doi|url|eprint|isbn|issn)\s*=.*$\n?", re.I | re.M)
+IDENTIFIERS = re.compile(r"(?<![\w-])(doi|url|eprint|isbn|issn)\s*=\s*", re.I)
 TITLE = re.compile(r"(\btitle\s*=\s*[{\"])", re.I)
 
 
@@ -66,6 +66,40 @@ def _pybtex_reads(kind: str, body: str) -> bool:
     return True
 
 
+def _value_end(body: str, i: int) -> int:
+    """The index just past the field value that starts at ``i`` (braced, quoted or bare)."""
+    if i < len(body) and body[i] in "{\"":
+        close = "}" if body[i] == "{" else '"'
+        depth, j = 0, i
+        while j < len(body):
+            c = body[j]
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+            if (close == "}" and depth == 0) or (close == '"' and c == '"' and j > i
+                                                 and depth == 0):
+                return j + 1
+            j += 1
+        return len(body)
+    m = re.compile(r"[^,}]*").match(body, i)
+    return m.end() if m else i
+
+
+def _without_identifiers(body: str) -> str:
+    """``body`` without its DOI, URL, eprint, ISBN and ISSN fields (values may span lines)."""
+    out, pos = [], 0
+    for m in IDENTIFIERS.finditer(body):
+        if m.start() < pos:
+            continue
+        end = _value_end(body, m.end())
+        rest = re.compile(r"\s*,?").match(body, end)
+        out.append(body[pos:m.start()])
+        pos = rest.end() if rest else end
+    out.append(body[pos:])
+    return "".join(out)
+
+
 def real_bib_text(n: int) -> str:
     """:func:`real_bib`, made in a process of its own: the benchmarks measure their builds' peak
     memory with ``wait4``, and a child's peak starts at its parent's size when it forks (the
@@ -85,7 +119,7 @@ def real_bib(n: int, shared: Path | None = None) -> str:
         copy = i // len(entries)
         if copy:
             body = TITLE.sub(rf"\g<1>Part {copy + 1}: ", body, count=1)
-            body = IDENTIFIERS.sub("", body)
+            body = _without_identifiers(body)
         parts.append(f"@{kind}{{key{i:05d},{body}\n")
     return "\n".join(parts) + "\n"
 
