@@ -49,12 +49,15 @@ class Program:
     and a choose's branch is found by that integer masked with the variables it tests.
     """
 
-    __slots__ = ("_lists", "bits", "macros")
+    __slots__ = ("_lists", "bits", "date_plans", "macros")
 
     def __init__(self, style: Style) -> None:
         from refbook.styles.csl.engine import _conditions
 
         self.macros = style.macros
+        #: each ``<date>`` element's plan (variable, formatting, parts merged with the style's
+        #: locale), shared by every evaluator of the style (``Evaluator.date_el``)
+        self.date_plans: dict[int, tuple[Node, str, Formatting, list[Node]]] = {}
         self._lists: dict[int, tuple[list[Node], Steps]] = {}
         bits: dict[str, int] = {}
         # every variable tested anywhere in the style gets its bit before any item is seen:

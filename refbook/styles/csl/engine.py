@@ -503,11 +503,12 @@ class Evaluator:
         self._present_item: Item | None = None
         self._present_vars: frozenset[str] = frozenset()
         self._locator_words: frozenset[str] | None = None
-        self._date_plans: dict[int, tuple[Node, str, Formatting, list[Node]]] = {}
         from refbook.styles.csl.compiled import program_of
 
         #: the style's element lists compiled into closures
         self.program = program_of(style)
+        #: the style's date plans (one per ``<date>`` element and style, not per evaluator)
+        self._date_plans = self.program.date_plans
         #: the item whose present variables ``_mask`` holds (as the program's bits)
         self._mask_item: Item | None = None
         self._mask = 0
@@ -1132,7 +1133,7 @@ class Evaluator:
 
     def _date_plan(self, n: Node) -> tuple[str, Formatting, list[Node]]:
         """A ``<date>`` element's variable, formatting and date parts (a localized date's
-        merged with the locale's), worked out once per element and evaluator (the locale is
+        merged with the locale's), worked out once per element and style (the locale is
         the style's): the merged parts are then the same nodes for every item."""
         var = n.attrs.get("variable", "")
         f = formatting_of(n.attrs)
