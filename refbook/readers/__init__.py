@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, cast
 
 from refbook import bibcache
 from refbook.diagnostics import Code, Diagnostic
+from refbook.gcpause import paused_gc
 from refbook.models import Bibliography, Entry, Field, Location, is_bibtex_file
 from refbook.readers import chunks
-from refbook.readers.bibtex import ParseResult, parse_bibtex, paused_gc
+from refbook.readers.result import ParseResult
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -158,10 +159,10 @@ def _parse_cached(
         if assembled is not None:
             result = assembled[0]
         else:
-            result = parse_bibtex(text, name, macros=macros)
+            result = _parse_whole(text, name, macros=macros)
             chunks.remember(text, name, macros, disk, result)
     else:
-        result = parse_bibtex(text, name, macros=macros)
+        result = _parse_whole(text, name, macros=macros)
         result = ParseResult(
             result.entries, (problem, *result.diagnostics), result.strings, result.preambles
         )
@@ -204,9 +205,32 @@ def _normalized(text: str) -> str:
     return text.removeprefix("\ufeff")
 
 
+def _parser() -> Callable[..., ParseResult]:
+    """``parse_bibtex``, imported on the first parse: a build whose parses all come from the
+    cache folder never imports the parser (``tests/mkdocs/test_lazy_imports.py``). Looked up
+    in this module's globals at each call: tests count the parses through this module's name."""
+    found = globals().get("parse_bibtex")
+    if found is None:
+        from refbook.readers.bibtex import parse_bibtex as found
+
+        globals()["parse_bibtex"] = found
+    return cast("Callable[..., ParseResult]", found)
+
+
+def __getattr__(name: str) -> object:
+    """``parse_bibtex``, a public name of this package, imported when first asked for."""
+    if name == "parse_bibtex":
+        return _parser()
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)
+
+
+def _parse_whole(text: str, file: str, *, macros: Mapping[str, str]) -> ParseResult:
+    return _parser()(text, file, macros=macros)
+
+
 def _parse_piece(text: str, file: str, *, macros: Mapping[str, str]) -> ParseResult:
-    # looked up at each call: tests count the parses through this module's name
-    return parse_bibtex(text, file, macros=macros)
+    return _parser()(text, file, macros=macros)
 
 
 # On disk a parse is stored as plain tuples: pickling the dataclasses themselves is several times

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 from refbook.diagnostics import Code, Diagnostic
 from refbook.gcpause import paused_gc
 from refbook.models import MAX_DIGITS, Entry, Field, Location
+from refbook.readers.result import ParseResult
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -73,21 +74,6 @@ MONTH_MACROS: Mapping[str, str] = {
     "may": "May", "jun": "June", "jul": "July", "aug": "August",
     "sep": "September", "oct": "October", "nov": "November", "dec": "December",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class ParseResult:
-    """What one ``.bib`` text holds, in source order.
-
-    ``strings`` are this text's ``@string`` definitions (name as written, expanded value);
-    ``preambles`` the expanded ``@preamble`` values. Entries with a syntax error are absent and
-    reported in ``diagnostics``.
-    """
-
-    entries: tuple[Entry, ...] = ()
-    diagnostics: tuple[Diagnostic, ...] = ()
-    strings: tuple[tuple[str, str], ...] = ()
-    preambles: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, cast
 
 from refbook import bibcache
 from refbook.models import Entry, Field, Location
-from refbook.readers import bibtex
+from refbook.readers.result import ParseResult
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -134,7 +134,7 @@ def _comments_closed(text: str) -> bool:
 
 
 def _parse_piece(text: str, file: str, macros: Mapping[str, str],
-                 parse: Callable[..., bibtex.ParseResult]) -> Piece | None:
+                 parse: Callable[..., ParseResult]) -> Piece | None:
     """One piece parsed alone; ``None`` if it does not read cleanly on its own."""
     if not _comments_closed(text):
         return None
@@ -152,7 +152,7 @@ def _initial_state(macros: Mapping[str, str]) -> str:
 
 
 def remember(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
-             result: bibtex.ParseResult) -> None:
+             result: ParseResult) -> None:
     """Keep the pieces of a whole-text parse (``result``), so that the next version of the file
     is assembled from them. Only a clean parse is cut up (see :func:`assemble`); the entries of
     a piece are those whose line falls in it; a piece that holds ``@string``/``@preamble`` is
@@ -170,7 +170,9 @@ def remember(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
         end = pieces[i + 1][0] if i + 1 < len(pieces) else None
         key = _piece_key(piece_text, state)
         if _SPECIAL.search(piece_text):  # parsed alone, with its @comment check
-            piece = _parse_piece(piece_text, file, visible, bibtex.parse_bibtex)
+            from refbook.readers.bibtex import parse_bibtex
+
+            piece = _parse_piece(piece_text, file, visible, parse_bibtex)
             if piece is None:
                 return
             # skip the whole parse's entries of this piece (a piece parsed alone has them)
@@ -197,8 +199,8 @@ def remember(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
 
 
 def assemble(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
-             parse: Callable[..., bibtex.ParseResult], *,
-             last: Sequence[Entry] = ()) -> tuple[bibtex.ParseResult, int] | None:
+             parse: Callable[..., ParseResult], *,
+             last: Sequence[Entry] = ()) -> tuple[ParseResult, int] | None:
     """The parse of ``text`` from the pieces of the file's last version, parsing only the new
     ones with ``parse``, and how many pieces were parsed; ``None`` when there is no last version
     or the pieces cannot stand for the whole text (see the module docstring): the caller then
@@ -261,11 +263,13 @@ def assemble(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
             strings.extend(piece_strings)
             state = _state(state, piece_strings)
         preambles.extend(piece_preambles)
-    if expanded > bibtex.expansion_budget(len(text)):
+    from refbook.readers.bibtex import expansion_budget
+
+    if expanded > expansion_budget(len(text)):
         return None  # the whole parse might reach the file's expansion budget: it decides
     _keep(file, new, disk, write=parsed > 0)
     _placed.put(file, placed)
-    return bibtex.ParseResult(tuple(entries), (), tuple(strings), tuple(preambles)), parsed
+    return ParseResult(tuple(entries), (), tuple(strings), tuple(preambles)), parsed
 
 
 def _unchanged(entry: Entry, type_: str, line: int,
