@@ -95,12 +95,11 @@ def make_project(root: Path, tool: str, n: int) -> Path:
     docs.mkdir(parents=True)
     if real():
         sys.path.insert(0, str(Path(__file__).resolve().parent))
-        from realbib import real_bib_text
+        from realbib import write_real_bib
 
-        bib = real_bib_text(n)
+        write_real_bib(n, root / "refs.bib")
     else:
-        bib = make_bib(n, rng)
-    (root / "refs.bib").write_text(bib, encoding="utf-8")
+        (root / "refs.bib").write_text(make_bib(n, rng), encoding="utf-8")
     for p in range(PAGES):
         (docs / f"ch{p:02d}.md").write_text(make_page(p, n, rng), encoding="utf-8")
     (docs / "index.md").write_text("# Book\n\nA generated book.\n", encoding="utf-8")

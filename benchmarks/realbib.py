@@ -105,14 +105,16 @@ def _without_identifiers(body: str) -> str:
     return "".join(out)
 
 
-def real_bib_text(n: int) -> str:
-    """:func:`real_bib`, made in a process of its own: the benchmarks measure their builds' peak
-    memory with ``wait4``, and a child's peak starts at its parent's size when it forks (the
-    pool needs refbook's reader and pybtex: ~60 MB that would show in every build)."""
+def write_real_bib(n: int, dest: Path) -> None:
+    """:func:`real_bib` written to ``dest`` by a process of its own: the benchmarks measure
+    their builds' peak memory with ``wait4``, and a child's peak starts at its parent's size
+    when it forks. Making the pool imports refbook's reader and pybtex, and the text of 20,000
+    real entries is ~80 MB as a Python string (an astral character makes it 4 bytes a
+    character): neither may live in the benchmark's own process."""
     import subprocess
 
-    return subprocess.run([sys.executable, str(Path(__file__).resolve()), str(n)],
-                          capture_output=True, text=True, check=True).stdout
+    subprocess.run([sys.executable, str(Path(__file__).resolve()), str(n), str(dest)],
+                   check=True)
 
 
 def real_bib(n: int, shared: Path | None = None) -> str:
@@ -141,4 +143,4 @@ def edit_title(text: str, key: str, r: int) -> str:
 
 
 if __name__ == "__main__":
-    sys.stdout.write(real_bib(int(sys.argv[1])))
+    Path(sys.argv[2]).write_text(real_bib(int(sys.argv[1])), encoding="utf-8")

@@ -54,12 +54,12 @@ def generate(root: Path, entries: int, tool: str) -> None:
         conf += ['extensions = ["sphinx_refbook"]', 'refbook_bibfiles = ["refs.bib"]']
     (src / "conf.py").write_text("\n".join(conf) + "\n", encoding="utf-8")
     if REAL:
-        from realbib import real_bib_text
+        from realbib import write_real_bib
 
-        bib = real_bib_text(entries)
+        write_real_bib(entries, src / "refs.bib")
     else:
-        bib = "".join(bib_entry(i, 1990 + i % 30) for i in range(entries))
-    (src / "refs.bib").write_text(bib, encoding="utf-8")
+        (src / "refs.bib").write_text(
+            "".join(bib_entry(i, 1990 + i % 30) for i in range(entries)), encoding="utf-8")
     toc = "\n".join(f"   ch{c:02d}" for c in range(CHAPTERS))
     (src / "index.rst").write_text(f"Bench\n=====\n\n.. toctree::\n\n{toc}\n   references\n",
                                    encoding="utf-8")
