@@ -120,14 +120,14 @@ def edit(root: Path, step: str, r: int) -> None:
         ch.write_text(re.sub(r"key\d{5}", f"key{r + 1:05d}", text, count=1), encoding="utf-8")
     elif step == "edit .bib entry":
         bib = root / "src" / "refs.bib"
-        text = bib.read_text(encoding="utf-8")
         cited = re.search(r"key\d{5}", (root / "src" / "ch00.rst").read_text(encoding="utf-8"))
         key = cited.group(0) if cited else "key00000"
         if REAL:
-            from realbib import edit_title
+            from realbib import edit_title_file
 
-            bib.write_text(edit_title(text, key, r), encoding="utf-8")
+            edit_title_file(bib, key, r)
             return
+        text = bib.read_text(encoding="utf-8")
         text = re.sub(rf"(@article{{{key},(?:.|\n)*?year = {{)(\d+)", rf"\g<1>{2099 - r}", text,
                       count=1)
         bib.write_text(text, encoding="utf-8")
