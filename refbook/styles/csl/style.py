@@ -237,52 +237,44 @@ class Style:
     def options(self) -> dict[str, str]:
         return self.root.attrs
 
-    #: what :meth:`uses_citation_number` and :meth:`uses_year_suffix_variable` found (one walk
-    #: of the style's elements, made when first asked: every processor asks, and the validation
-    #: rules' "does the output change" test makes one processor per entry)
-    _uses: tuple[bool, bool] | None = field(default=None, init=False, repr=False, compare=False)
-    _words: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
+    #: what one walk of the style's elements found, made when first asked (every processor
+    #: asks, and the validation rules' "does the output change" test makes one per entry):
+    #: whether it names citation-number, whether a <text> prints the year-suffix variable, and
+    #: every word of its attribute values
+    _scan: tuple[bool, bool, frozenset[str]] | None = field(
+        default=None, init=False, repr=False, compare=False)
 
-    def attribute_words(self) -> frozenset[str]:
-        """Every word of the style's attribute values (the variables it names anywhere), found
-        once per style: each processor's evaluator asks when an item holds LaTeX variables."""
-        found = self._words
+    def _scanned(self) -> tuple[bool, bool, frozenset[str]]:
+        found = self._scan
         if found is None:
+            number = suffix = False
             words: set[str] = set()
             stack = [self.root]
             while stack:
                 n = stack.pop()
-                for value in n.attrs.values():
+                attrs = n.attrs
+                for value in attrs.values():
                     words.update(value.split())
+                    number = number or "citation-number" in value
+                suffix = suffix or (n.tag == "text" and attrs.get("variable") == "year-suffix")
                 stack.extend(n.children)
-            found = self._words = frozenset(words)
+            found = self._scan = (number, suffix, frozenset(words))
         return found
 
-    def _usage(self) -> tuple[bool, bool]:
-        found = self._uses
-        if found is None:
-            number = suffix = False
-            stack = [self.root]
-            while stack:
-                n = stack.pop()
-                attrs = n.attrs
-                if not number and any("citation-number" in v for v in attrs.values()):
-                    number = True
-                if not suffix and n.tag == "text" and attrs.get("variable") == "year-suffix":
-                    suffix = True
-                stack.extend(n.children)
-            found = self._uses = (number, suffix)
-        return found
+    def attribute_words(self) -> frozenset[str]:
+        """Every word of the style's attribute values (the variables it names anywhere): each
+        processor's evaluator asks when an item holds LaTeX variables."""
+        return self._scanned()[2]
 
     def uses_citation_number(self) -> bool:
         """Whether any element of the style names ``citation-number`` (printed, tested, sorted
         on, collapsed): only then does an item carry its number. Without it a renumbering (one
         citation added early in a book) leaves every item, and so every memo key, unchanged."""
-        return self._usage()[0]
+        return self._scanned()[0]
 
     def uses_year_suffix_variable(self) -> bool:
         """Whether a ``<text variable="year-suffix">`` prints the suffix itself."""
-        return self._usage()[1]
+        return self._scanned()[1]
 
 
 @lru_cache(maxsize=32)
