@@ -151,6 +151,21 @@ class Item:
     def has(self, name: str) -> bool:
         return bool(self.var(name)) or bool(self.name_list(name)) or self.date(name) is not None
 
+    def present(self, named: frozenset[str] | None = None) -> frozenset[str]:
+        """The variables :meth:`has` finds, all at once (which branch of a style's ``choose``
+        holds). Variables still LaTeX count only when in ``named`` (the words a style uses: a
+        variable it never names cannot change a branch), so the others are not converted.
+
+        Every look-up here is :class:`Item`'s own, not an override's: a reader that records
+        what the engine reads (``refbook.validate.output``) tells a presence test from a read
+        of the value."""
+        present = ([k for k, _ in self.text if Item.var(self, k)]
+                   + [k for k, _ in self.names if Item.name_list(self, k)]
+                   + [k for k, _ in self.dates if Item.date(self, k) is not None])
+        if self.latex and named:
+            present += [k for k, _ in self.latex if k in named and Item.var(self, k)]
+        return frozenset(present)
+
     def name_list(self, name: str) -> tuple[Name, ...]:
         for k, v in self.names:
             if k == name:

@@ -12,11 +12,15 @@ plain text (links and formatting kept as their text).
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from refbook.csl import Date, Item, Name
+    from refbook.ir import Inlines
     from refbook.models import Entry
     from refbook.styles import CslStyle
 
@@ -57,7 +61,77 @@ def _style_named(name: str) -> CslStyle:
     return style
 
 
-def _render(entry: Entry, style: str) -> str | None:
+class _Reads:
+    """What one render read of its item: the variables whose value it read, and those whose
+    presence alone it tested (``Item.present``)."""
+
+    __slots__ = ("presence", "values")
+
+    def __init__(self) -> None:
+        self.values: set[str] = set()
+        self.presence: set[str] = set()
+
+
+#: the logs of the renders under way, per thread (validation renders one entry at a time)
+_LOG = threading.local()
+
+
+def _log(names: Iterable[str], presence: bool = False) -> None:
+    stack: list[_Reads] | None = getattr(_LOG, "stack", None)
+    if stack:
+        (stack[-1].presence if presence else stack[-1].values).update(names)
+
+
+def _logged_item_class() -> type[Item]:
+    """A subclass of :class:`refbook.csl.Item` that records, in the current log, every
+    variable the engine reads through it. The engine reads an item only through these methods
+    (its type, language and id aside, which the caller compares); ``dataclasses.replace`` keeps
+    the class, so the copies the processor makes (a citation number added) record too."""
+    from refbook.csl import Item
+
+    class _LoggedItem(Item):
+        __slots__ = ()
+
+        def var(self, name: str) -> Inlines:
+            _log((name,))
+            return Item.var(self, name)
+
+        def name_list(self, name: str) -> tuple[Name, ...]:
+            _log((name,))
+            return Item.name_list(self, name)
+
+        def date(self, name: str) -> Date | None:
+            _log((name,))
+            return Item.date(self, name)
+
+        def has(self, name: str) -> bool:
+            _log((name,))
+            return Item.has(self, name)
+
+        def rich(self) -> tuple[tuple[str, Inlines], ...]:
+            _log(_parts(self))
+            return Item.rich(self)
+
+        def present(self, named: frozenset[str] | None = None) -> frozenset[str]:
+            _log(_parts(self), presence=True)
+            return Item.present(self, named)
+
+    return _LoggedItem
+
+
+_LOGGED: list[type[Item]] = []
+
+
+def _parts(item: Item) -> dict[str, tuple[object, ...]]:
+    """Each variable of ``item`` with what the item holds for it (text, names, date, LaTeX)."""
+    out: dict[str, tuple[object, ...]] = {}
+    for i, part in enumerate((item.text, item.names, item.dates, item.latex)):
+        for k, v in part:
+            out[k] = (*out.get(k, ()), i, v)
+    return out
+
+
+def _render(entry: Entry, style: str, item: Item | None = None) -> str | None:
     """The entry's reference-list text under ``style``; None when it cannot be rendered (an
     unknown style is reported by the hosts, not here)."""
     from refbook.bibtex_csl import entry_to_item
@@ -67,29 +141,97 @@ def _render(entry: Entry, style: str) -> str | None:
     try:
         # a memo of its own: these one-off forms would only crowd the style's shared memo,
         # and the host's memo file, with entries no build asks for
-        processor = _style_named(style or DEFAULT_STYLE).processor([entry_to_item(entry)],
-                                                                   memo={})
+        processor = _style_named(style or DEFAULT_STYLE).processor(
+            [item if item is not None else entry_to_item(entry)], memo={})
         return "\n".join(to_text(nodes) for _, nodes in processor.bibliography())
     except StyleError:  # an unknown or bad style is reported by the hosts, not here
         return None
 
 
+def _usable(style: str) -> bool:
+    """Whether ``style`` resolves and reads (what :func:`_render` needs before any entry)."""
+    from refbook.styles import StyleError
+
+    try:
+        _style_named(style or DEFAULT_STYLE).style()
+    except StyleError:
+        return False
+    return True
+
+
 @lru_cache(maxsize=4096)
-def _render_as_written(entry: Entry, style: str) -> str | None:
-    """:func:`_render` of an entry as read: several rules ask about the same entry (a title's
-    case, its page dashes, a braced month), each with its own fix."""
-    return _render(entry, style)
+def _written_item(entry: Entry) -> Item:
+    """The entry's CSL item as read (asked for by each question about the entry)."""
+    from refbook.bibtex_csl import entry_to_item
+
+    return entry_to_item(entry)
+
+
+@lru_cache(maxsize=4096)
+def _as_written(entry: Entry, style: str) -> tuple[str | None, _Reads]:
+    """The entry's text as read, under ``style`` (:func:`_render`), and what that render read
+    of its item. Several rules ask about the same entry (a title's case, its page dashes, a
+    braced month), each with its own fix."""
+    from dataclasses import fields as dc_fields
+
+    item = _written_item(entry)
+    if not _LOGGED:
+        _LOGGED.append(_logged_item_class())
+    logged = _LOGGED[0](**{f.name: getattr(item, f.name) for f in dc_fields(item) if f.init})
+    reads = _Reads()
+    stack = _LOG.__dict__.setdefault("stack", [])
+    stack.append(reads)
+    try:
+        text = _render(entry, style, logged)
+    finally:
+        stack.pop()
+    return text, reads
+
+
+def _unread(before: Item, after: Item, reads: _Reads) -> bool:
+    """Whether the render of ``before`` read nothing that ``after`` has otherwise: then the
+    render of ``after`` makes the same reads, gets the same answers and gives the same text
+    (the engine's output is a function of what it reads; its one-item processor has a memo of
+    its own). A variable whose presence alone was tested may change while it stays present
+    (or absent)."""
+    if (before.id, before.type, before.language) != (after.id, after.type, after.language):
+        return False
+    old, new = _parts(before), _parts(after)
+    for v in old.keys() | new.keys():
+        if old.get(v) == new.get(v):
+            continue
+        if v in reads.values:
+            return False
+        if v in reads.presence:
+            only = frozenset((v,))
+            if (v in before.present(only)) != (v in after.present(only)):
+                return False
+    return True
 
 
 @lru_cache(maxsize=4096)
 def output_changes(entry: Entry, name: str, fixed: str, style: str, rename: str = "") -> bool:
     """Whether writing ``fixed`` as the value of field ``name`` (renamed ``rename`` when given)
     changes what ``style`` prints for ``entry`` (True when the style cannot tell: the rule then
-    reports as before)."""
-    before = _render_as_written(entry, style)
-    if before is None:
-        return True
+    reports as before).
+
+    Most questions are answered without rendering the fixed entry: when its CSL item is the
+    same (a dash the conversion normalizes anyway), or differs only in variables the render as
+    written never read (a place an article's layout never prints) — counted in
+    ``tests/core/test_validate_output_cost.py`` and checked against the full render on real
+    files."""
+    from refbook.bibtex_csl import entry_to_item
+
     fields = tuple(replace(f, name=rename or name, value=fixed) if f.name == name else f
                    for f in entry.fields)
-    after = _render(replace(entry, fields=fields), style)
+    fixed_entry = replace(entry, fields=fields)
+    before_item, after_item = _written_item(entry), entry_to_item(fixed_entry)
+    if after_item == before_item:
+        return not _usable(style)  # True when the style cannot tell
+    before, reads = _as_written(entry, style)
+    if before is None:
+        return True
+    if _unread(before_item, after_item, reads):
+        return False
+    after = _render(fixed_entry, style, after_item)
     return after is None or after != before

@@ -28,7 +28,8 @@ FILES = [SEED / "references.raw.bib", TESTDATA / "biblatex" / "biblatex-examples
 def _forget() -> None:
     validation._MEMO.clear()
     output._STYLES.clear()
-    output._render_as_written.cache_clear()
+    output._as_written.cache_clear()
+    output._written_item.cache_clear()
     output.output_changes.cache_clear()
 
 
@@ -227,3 +228,151 @@ def test_a_processor_leaves_no_cycle_for_the_paused_collector(name: str) -> None
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
+
+
+# -- answers without rendering the fixed entry --------------------------------------------------
+#
+# ``output_changes`` renders the fixed entry only when its CSL item differs from the written one
+# in a variable the render as written read (its value, or its presence when the presence
+# changes). These tests ask every question validation asks on real files, with four styles, and
+# compare each answer with the full render of both forms (the rules' test before the change).
+
+REAL_FILES = sorted(p for p in TESTDATA.rglob("*") if p.suffix in (".bib", ".bibtex"))
+STYLES = ("chicago-author-date", "apa", "ieee", "din-1505-2")
+
+
+def _full_render_answer(entry: object, name: str, fixed: str, style: str,
+                        rename: str = "") -> bool:
+    from dataclasses import replace
+
+    before = output._render(entry, style)  # type: ignore[arg-type]
+    if before is None:
+        return True
+    fields = tuple(replace(f, name=rename or name, value=fixed) if f.name == name else f
+                   for f in entry.fields)  # type: ignore[attr-defined]
+    after = output._render(replace(entry, fields=fields), style)  # type: ignore[type-var]
+    return after is None or after != before
+
+
+def test_answers_without_the_fixed_render_are_the_full_renders_answers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import refbook.validate.fields as fields_rules
+    import refbook.validate.titles as title_rules
+    import refbook.validate.values as value_rules
+
+    assert len(REAL_FILES) > 100
+    fast = output.output_changes.__wrapped__
+    renders = [0]
+    real_render = output._render
+
+    def counted(*args: object, **kw: object) -> str | None:
+        renders[0] += 1
+        return real_render(*args, **kw)  # type: ignore[arg-type]
+
+    asked: list[tuple[object, ...]] = []
+    differ: list[tuple[object, ...]] = []
+    fast_renders = [0]
+
+    def both(entry: object, name: str, fixed: str, style: str, rename: str = "") -> bool:
+        n0 = renders[0]
+        answer = fast(entry, name, fixed, style, rename)
+        took = renders[0] - n0
+        fast_renders[0] += took
+        control = _full_render_answer(entry, name, fixed, style, rename)
+        asked.append((name, control, took))
+        if answer != control:
+            differ.append((entry.key, name, fixed, style, answer, control))  # type: ignore[attr-defined]
+        return control
+
+    monkeypatch.setattr(output, "_render", counted)
+    for module in (fields_rules, title_rules, value_rules):
+        monkeypatch.setattr(module, "output_changes", both)
+    _forget()
+    for style in STYLES:
+        for path in [*REAL_FILES, SEED / "references.raw.bib"]:
+            validate(read_bibliography([str(path)]), Config(style=style))
+    assert differ == []
+    kinds = {name for name, _, _ in asked}
+    assert {"title", "pages", "month"} <= kinds
+    assert {True, False} == {answer for _, answer, _ in asked}
+    # the full render costs two renders per question; the answers above took fewer, and a
+    # page range's or a month's question (the conversion writes the dash, reads the month)
+    # seldom any
+    assert len(asked) > 1000
+    assert fast_renders[0] < 2 * len(asked) * 0.7
+    dashes = [took for name, _, took in asked if name in ("pages", "month")]
+    assert len(dashes) > 300
+    assert sum(dashes) < len(dashes) / 4
+
+
+def _entry(fields: dict[str, str], kind: str = "article") -> object:
+    from refbook.readers import parse_bibtex
+
+    body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields.items())
+    return parse_bibtex(f"@{kind}{{k,\n{body}\n}}\n", "t.bib").entries[0]
+
+
+def _renders_for(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    count = [0]
+    real = output._render
+
+    def counted(*args: object, **kw: object) -> str | None:
+        count[0] += 1
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(output, "_render", counted)
+    return count
+
+
+def test_a_variable_the_style_never_reads_needs_no_second_render(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _forget()
+    count = _renders_for(monkeypatch)
+    entry = _entry({"author": "Doe, Jane", "title": "A Title", "journal": "J", "year": "2001",
+                    "keyword": "physics", "city": "Paris"})
+    # the style prints no keywords: renaming keyword -> keywords changes nothing, and only the
+    # written form was rendered
+    assert output.output_changes(entry, "keyword", "physics", "", "keywords") is False
+    assert count[0] == 1
+    # it prints an article's place ("J (Paris)"): the fixed form is rendered too, and the answer
+    # is that it changes
+    assert output.output_changes(entry, "city", "Paris", "", "address") is True
+    assert count[0] == 2
+
+
+def test_the_same_item_needs_no_render_at_all(monkeypatch: pytest.MonkeyPatch) -> None:
+    _forget()
+    count = _renders_for(monkeypatch)
+    entry = _entry({"author": "Doe, Jane", "title": "A Title", "journal": "J", "year": "2001",
+                    "pages": "1-10"})
+    # the conversion writes a page range's dash itself: the fixed item is the written one
+    assert output.output_changes(entry, "pages", "1--10", "") is False
+    assert count[0] == 0
+    # a style that cannot be read still answers "changes" (the rule reports as before)
+    assert output.output_changes(entry, "pages", "1--10", "no-such-style") is True
+
+
+def test_the_logged_item_records_reads_through_copies() -> None:
+    from dataclasses import replace
+
+    from refbook.bibtex_csl import entry_to_item
+
+    _forget()
+    logged_class = output._logged_item_class()
+    item = entry_to_item(_entry({"author": "Doe, Jane", "title": "T", "year": "2001"}))
+    logged = logged_class(id=item.id, type=item.type, text=item.text, names=item.names,
+                          dates=item.dates, language=item.language, latex=item.latex)
+    reads = output._Reads()
+    output._LOG.__dict__.setdefault("stack", []).append(reads)
+    try:
+        copy = replace(logged, text=(*logged.text, ("citation-number", ())))
+        assert type(copy) is logged_class  # the processor's numbered copy records too
+        copy.var("title")
+        copy.name_list("author")
+        copy.date("issued")
+        copy.present(frozenset())
+    finally:
+        output._LOG.stack.pop()
+    assert reads.values == {"title", "author", "issued"}
+    assert {"title", "author", "issued", "citation-number"} <= reads.presence
+    logged.var("note")  # outside a render: nothing to record into, and no error

@@ -809,9 +809,7 @@ class Evaluator:
             return frozenset()
         if self._present_item is not item:
             self._present_item = item
-            present = ([k for k, _ in item.text if item.var(k)]
-                       + [k for k, _ in item.names if item.name_list(k)]
-                       + [k for k, _ in item.dates if item.date(k) is not None])
+            named = None
             if item.latex:
                 # variables still LaTeX (abstract, annote, keyword) are converted to learn
                 # whether they are empty only when the style names them somewhere (tests,
@@ -819,8 +817,7 @@ class Evaluator:
                 if self._style_words is None:
                     self._style_words = self.style.attribute_words()
                 named = self._style_words
-                present += [k for k, _ in item.latex if k in named and item.var(k)]
-            self._present_vars = frozenset(present)
+            self._present_vars = item.present(named)
         return self._present_vars
 
     def _present_mask(self) -> int:
