@@ -82,6 +82,7 @@ def _log(names: Iterable[str], presence: bool = False) -> None:
         (stack[-1].presence if presence else stack[-1].values).update(names)
 
 
+@lru_cache(maxsize=1)
 def _logged_item_class() -> type[Item]:
     """A subclass of :class:`refbook.csl.Item` that records, in the current log, every
     variable the engine reads through it. The engine reads an item only through these methods
@@ -117,9 +118,6 @@ def _logged_item_class() -> type[Item]:
             return Item.present(self, named)
 
     return _LoggedItem
-
-
-_LOGGED: list[type[Item]] = []
 
 
 def _parts(item: Item) -> dict[str, tuple[object, ...]]:
@@ -175,9 +173,7 @@ def _as_written(entry: Entry, style: str) -> tuple[str | None, _Reads]:
     from dataclasses import fields as dc_fields
 
     item = _written_item(entry)
-    if not _LOGGED:
-        _LOGGED.append(_logged_item_class())
-    logged = _LOGGED[0](**{f.name: getattr(item, f.name) for f in dc_fields(item) if f.init})
+    logged = _logged_item_class()(**{f.name: getattr(item, f.name) for f in dc_fields(item) if f.init})
     reads = _Reads()
     stack = _LOG.__dict__.setdefault("stack", [])
     stack.append(reads)
