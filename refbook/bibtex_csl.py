@@ -56,7 +56,7 @@ from refbook.latex import (
 from refbook.models import MAX_DIGITS, Entry, Person
 from refbook.names import parse_names_pandoc, split_by_and
 
-__all__ = ["csl_to_json", "entry_to_item"]
+__all__ = ["csl_to_json", "entry_to_item", "page_variable"]
 
 # --------------------------------------------------------------------------------------------
 # Tables
@@ -613,6 +613,17 @@ def _language(fields: Mapping[str, str]) -> str | None:
 
 def _convert_en_dash(nodes: PInlines) -> PInlines:
     return map_str(nodes, lambda t: t.replace("\u2013", "-"))
+
+
+def page_variable(value: str) -> ir.Inlines | None:
+    """The ``page`` variable :func:`entry_to_item` makes of a ``pages`` field written ``value``
+    (``None``: unreadable, no variable). The conversion reads ``pages`` at this one place, so two
+    entries that differ only in their ``pages`` convert to equal items exactly when this gives
+    equal values (``refbook.validate.output`` asks it before converting whole entries)."""
+    nodes = latex.parse(value)
+    if nodes is None:
+        return None
+    return latex.pandoc_to_inlines(_convert_en_dash(nodes), groups_nocase=False)
 
 
 def entry_to_item(

@@ -205,6 +205,19 @@ def _unread(before: Item, after: Item, reads: _Reads) -> bool:
     return True
 
 
+def _same_field_variable(entry: Entry, name: str, fixed: str) -> bool:
+    """Whether writing ``fixed`` for the field ``name`` leaves the entry's CSL item as it is,
+    decided from that field alone, without converting the entry twice: for a field the
+    conversion reads at one place only (``pages``, ``refbook.bibtex_csl.page_variable``), of
+    which the entry has one. False means "not known here", not "changes"."""
+    if name != "pages":
+        return False
+    from refbook.bibtex_csl import page_variable
+
+    found = [f for f in entry.fields if f.name == name]
+    return len(found) == 1 and page_variable(found[0].value) == page_variable(fixed)
+
+
 @lru_cache(maxsize=4096)
 def output_changes(entry: Entry, name: str, fixed: str, style: str, rename: str = "") -> bool:
     """Whether writing ``fixed`` as the value of field ``name`` (renamed ``rename`` when given)
@@ -212,12 +225,15 @@ def output_changes(entry: Entry, name: str, fixed: str, style: str, rename: str 
     reports as before).
 
     Most questions are answered without rendering the fixed entry: when its CSL item is the
-    same (a dash the conversion normalizes anyway), or differs only in variables the render as
+    same (a dash the conversion normalizes anyway; for ``pages`` told from the field alone,
+    without converting either entry), or differs only in variables the render as
     written never read (a place an article's layout never prints) — counted in
     ``tests/core/test_validate_output_cost.py`` and checked against the full render on real
     files."""
     from refbook.bibtex_csl import entry_to_item
 
+    if not rename and _same_field_variable(entry, name, fixed):
+        return not _usable(style)  # the items are equal: True only when the style cannot tell
     fields = tuple(replace(f, name=rename or name, value=fixed) if f.name == name else f
                    for f in entry.fields)
     fixed_entry = replace(entry, fields=fields)

@@ -352,6 +352,45 @@ def test_the_same_item_needs_no_render_at_all(monkeypatch: pytest.MonkeyPatch) -
     assert output.output_changes(entry, "pages", "1--10", "no-such-style") is True
 
 
+def test_a_page_question_converts_no_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    import refbook.bibtex_csl as conversion
+
+    _forget()
+    count = _renders_for(monkeypatch)
+    converted: list[str] = []
+    real = conversion.entry_to_item
+
+    def counting(entry: object, **kw: object) -> object:
+        converted.append(entry.key)  # type: ignore[attr-defined]
+        return real(entry, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(conversion, "entry_to_item", counting)
+    entry = _entry({"author": "Doe, Jane", "title": "A Title", "journal": "J", "year": "2001",
+                    "pages": "1-10"})
+    # the page variable alone tells: neither entry is converted, nothing is rendered
+    assert output.output_changes(entry, "pages", "1--10", "") is False
+    assert (converted, count[0]) == ([], 0)
+    # control: a value whose page variable differs goes the whole way, and changes the output
+    assert output.output_changes(entry, "pages", "2--10", "") is True
+    assert len(converted) == 2
+    assert count[0] == 2
+
+
+def test_the_page_variable_is_the_conversions_on_real_files() -> None:
+    from refbook.bibtex_csl import entry_to_item, page_variable
+
+    seen = 0
+    for path in [*REAL_FILES, SEED / "references.raw.bib"]:
+        for entry in read_bibliography([str(path)]):
+            pages = [f for f in entry.fields if f.name == "pages"]
+            if len(pages) != 1:
+                continue
+            seen += 1
+            item = entry_to_item(entry)
+            assert dict(item.text).get("page") == page_variable(pages[0].value), entry.key
+    assert seen > 500
+
+
 def test_the_logged_item_records_reads_through_copies() -> None:
     from dataclasses import replace
 
