@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from refbook.ir import Inlines
 
@@ -35,6 +36,13 @@ class Name:
     comma_suffix: bool = False
     # names are memo keys of the style engine on their own: hashed once (as Item, below)
     _hash: int = field(default=0, init=False, repr=False, compare=False)
+    #: whether :meth:`tested` records anything (a recording subclass's, in
+    #: ``refbook.validate.output``): the engine tests this flag, not a call per ``<choose>``
+    logged: ClassVar[bool] = False
+
+    def tested(self, names: frozenset[str]) -> None:
+        """Told by the engine, when :attr:`logged`, which variables a ``<choose>`` it runs
+        tests for presence (its branch depends on these and the type alone)."""
 
     def __hash__(self) -> int:
         h = self._hash
@@ -113,6 +121,13 @@ class Item:
     language: str = ""
     latex: tuple[tuple[str, tuple[str, ...]], ...] = ()
     _hash: int = field(default=0, init=False, repr=False, compare=False)
+    #: whether :meth:`tested` records anything (a recording subclass's, in
+    #: ``refbook.validate.output``): the engine tests this flag, not a call per ``<choose>``
+    logged: ClassVar[bool] = False
+
+    def tested(self, names: frozenset[str]) -> None:
+        """Told by the engine, when :attr:`logged`, which variables a ``<choose>`` it runs
+        tests for presence (its branch depends on these and the type alone)."""
 
     def __hash__(self) -> int:
         h = self._hash
@@ -157,8 +172,8 @@ class Item:
         variable it never names cannot change a branch), so the others are not converted.
 
         Every look-up here is :class:`Item`'s own, not an override's: a reader that records
-        what the engine reads (``refbook.validate.output``) tells a presence test from a read
-        of the value."""
+        what the engine reads (``refbook.validate.output``) tells a presence test (which
+        :meth:`tested` reports, per ``<choose>``) from a read of the value."""
         present = ([k for k, _ in self.text if Item.var(self, k)]
                    + [k for k, _ in self.names if Item.name_list(self, k)]
                    + [k for k, _ in self.dates if Item.date(self, k) is not None])

@@ -63,7 +63,7 @@ def _style_named(name: str) -> CslStyle:
 
 class _Reads:
     """What one render read of its item: the variables whose value it read, and those whose
-    presence alone it tested (``Item.present``)."""
+    presence it tested in a ``<choose>`` (``Item.tested``: present or not, in the item or not)."""
 
     __slots__ = ("presence", "values")
 
@@ -113,9 +113,10 @@ def _logged_item_class() -> type[Item]:
             _log(_parts(self))
             return Item.rich(self)
 
-        def present(self, named: frozenset[str] | None = None) -> frozenset[str]:
-            _log(_parts(self), presence=True)
-            return Item.present(self, named)
+        logged = True
+
+        def tested(self, names: frozenset[str]) -> None:
+            _log(names, presence=True)
 
     return _LoggedItem
 

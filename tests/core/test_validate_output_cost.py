@@ -352,6 +352,41 @@ def test_the_same_item_needs_no_render_at_all(monkeypatch: pytest.MonkeyPatch) -
     assert output.output_changes(entry, "pages", "1--10", "no-such-style") is True
 
 
+PROBE_STYLE = """<?xml version="1.0" encoding="utf-8"?>
+<style xmlns="http://purl.org/net/xbiblio/csl" class="in-text" version="1.0">
+  <info><title>Probe</title><id>probe</id><updated>2024-01-01T00:00:00+00:00</updated></info>
+  <citation><layout><text variable="title"/></layout></citation>
+  <bibliography><layout>
+    <text variable="title"/>
+    <choose><if variable="publisher-place"><text value=" (printed somewhere)"/></if></choose>
+  </layout></bibliography>
+</style>
+"""
+
+
+def test_a_tested_variable_the_entry_lacks_counts_as_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The style tests publisher-place and prints a text of its own when present, never the
+    # place itself: the render as written reads no value of it, and the written entry has no
+    # place at all. Renaming city -> address adds one, and the output changes.
+    style = tmp_path / "probe.csl"
+    style.write_text(PROBE_STYLE, encoding="utf-8")
+    _forget()
+    count = _renders_for(monkeypatch)
+    entry = _entry({"author": "Doe, Jane", "title": "A Title", "publisher": "P", "year": "2001",
+                    "city": "Paris"}, kind="book")
+    assert _full_render_answer(entry, "city", "Paris", str(style), "address") is True
+    count[0] = 0
+    assert output.output_changes(entry, "city", "Paris", str(style), "address") is True
+    assert count[0] == 2  # the choose's test was recorded: the fixed form was rendered
+    # control: a variable that choose does not test still needs no second render
+    entry = _entry({"author": "Doe, Jane", "title": "A Title", "publisher": "P", "year": "2001",
+                    "keyword": "physics"}, kind="book")
+    count[0] = 0
+    assert output.output_changes(entry, "keyword", "physics", str(style), "keywords") is False
+    assert count[0] == 1
+
+
 def test_a_page_question_converts_no_entry(monkeypatch: pytest.MonkeyPatch) -> None:
     import refbook.bibtex_csl as conversion
 
@@ -409,9 +444,10 @@ def test_the_logged_item_records_reads_through_copies() -> None:
         copy.var("title")
         copy.name_list("author")
         copy.date("issued")
-        copy.present(frozenset())
+        copy.present(frozenset())  # the engine's presence set: no test of any variable yet
+        copy.tested(frozenset({"publisher-place", "title"}))  # what a <choose> tests
     finally:
         output._LOG.stack.pop()
     assert reads.values == {"title", "author", "issued"}
-    assert {"title", "author", "issued", "citation-number"} <= reads.presence
+    assert reads.presence == {"publisher-place", "title"}  # a variable the item lacks, too
     logged.var("note")  # outside a render: nothing to record into, and no error

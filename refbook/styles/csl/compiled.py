@@ -136,6 +136,8 @@ class Program:
             item = ev.item
             assert item is not None
             present = ev._mask if item is ev._mask_item else ev._present_mask()
+            if item.logged:  # a reader recording what a render depends on (validate.output)
+                item.tested(tested)
             key = (item.type, present & mask)
             hit = table.get(key)
             if hit is None:
