@@ -13,16 +13,18 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from refbook.csl import Date, Item, Name
     from refbook.ir import Inlines
     from refbook.models import Entry
     from refbook.styles import CslStyle
+    from refbook.styles.csl.output import Out
+    from refbook.styles.csl.processor import Processor
 
 __all__ = ["DEFAULT_STYLE", "output_changes"]
 
@@ -63,13 +65,22 @@ def _style_named(name: str) -> CslStyle:
 
 class _Reads:
     """What one render read of its item: the variables whose value it read, and those whose
-    presence it tested in a ``<choose>`` (``Item.tested``: present or not, in the item or not)."""
+    presence it tested in a ``<choose>`` (``Item.tested``: present or not, in the item or not).
 
-    __slots__ = ("presence", "values")
+    And what :func:`_substituted` needs to redo the render with one text variable's value
+    replaced: how many times each text variable's value was read (``counts``; ``rich`` for a
+    read of all of them), the entry's layout as evaluated with the number of reads made while
+    evaluating it (``layouts``, one per layout evaluated), and the processor's last step from
+    a layout to inlines (``finish``)."""
+
+    __slots__ = ("counts", "finish", "layouts", "presence", "values")
 
     def __init__(self) -> None:
         self.values: set[str] = set()
         self.presence: set[str] = set()
+        self.counts: dict[str, int] = {}
+        self.layouts: list[tuple[Out, dict[str, int]]] = []
+        self.finish: Callable[[Out], Inlines] | None = None
 
 
 #: the logs of the renders under way, per thread (validation renders one entry at a time)
@@ -80,6 +91,14 @@ def _log(names: Iterable[str], presence: bool = False) -> None:
     stack: list[_Reads] | None = getattr(_LOG, "stack", None)
     if stack:
         (stack[-1].presence if presence else stack[-1].values).update(names)
+
+
+def _count(name: str) -> None:
+    """One more read of a text variable's value (``_Reads.counts``)."""
+    stack: list[_Reads] | None = getattr(_LOG, "stack", None)
+    if stack:
+        counts = stack[-1].counts
+        counts[name] = counts.get(name, 0) + 1
 
 
 @lru_cache(maxsize=1)
@@ -95,6 +114,7 @@ def _logged_item_class() -> type[Item]:
 
         def var(self, name: str) -> Inlines:
             _log((name,))
+            _count(name)
             return Item.var(self, name)
 
         def name_list(self, name: str) -> tuple[Name, ...]:
@@ -111,6 +131,7 @@ def _logged_item_class() -> type[Item]:
 
         def rich(self) -> tuple[tuple[str, Inlines], ...]:
             _log(_parts(self))
+            _count(_RICH)
             return Item.rich(self)
 
         logged = True
@@ -130,9 +151,15 @@ def _parts(item: Item) -> dict[str, tuple[object, ...]]:
     return out
 
 
-def _render(entry: Entry, style: str, item: Item | None = None) -> str | None:
+#: the key of ``_Reads.counts`` that counts reads of every text variable at once (``rich``)
+_RICH = "\x00rich"
+
+
+def _render(entry: Entry, style: str, item: Item | None = None,
+            reads: _Reads | None = None) -> str | None:
     """The entry's reference-list text under ``style``; None when it cannot be rendered (an
-    unknown style is reported by the hosts, not here)."""
+    unknown style is reported by the hosts, not here). With ``reads`` (a logged render), the
+    layouts evaluated and the processor's last step are kept there (``_Reads``)."""
     from refbook.bibtex_csl import entry_to_item
     from refbook.render.text import to_text
     from refbook.styles import StyleError
@@ -142,9 +169,85 @@ def _render(entry: Entry, style: str, item: Item | None = None) -> str | None:
         # and the host's memo file, with entries no build asks for
         processor = _style_named(style or DEFAULT_STYLE).processor(
             [item if item is not None else entry_to_item(entry)], memo={})
+        if reads is not None:
+            _keep_layouts(processor, reads)
         return "\n".join(to_text(nodes) for _, nodes in processor.bibliography())
     except StyleError:  # an unknown or bad style is reported by the hosts, not here
         return None
+
+
+def _keep_layouts(processor: Processor, reads: _Reads) -> None:
+    """Make ``processor`` keep, in ``reads``, each layout it evaluates with the reads made
+    while evaluating it, and its step from a layout to inlines."""
+    evaluator = processor.ev
+    evaluate = evaluator.layout
+
+    def layout(*args: Any, **kwargs: Any) -> Out:
+        before = dict(reads.counts)
+        out = evaluate(*args, **kwargs)
+        reads.layouts.append((out, {k: n - before.get(k, 0) for k, n in reads.counts.items()
+                                    if n != before.get(k, 0)}))
+        return out
+
+    evaluator.layout = layout  # type: ignore[method-assign]
+    reads.finish = processor._finish
+
+
+def _substituted(before: Item, after: Item, reads: _Reads) -> str | None:
+    """The text of ``after``'s render, made from ``before``'s layout (``_as_written``) with
+    one text variable's value replaced; None when that is not known to be the same as
+    rendering ``after`` (then it is rendered).
+
+    It is the same when ``after`` differs only in the value of one text variable (a title
+    with a word braced), present and with text in both, and every read of that value while
+    the entry's one layout was evaluated put the value itself into the layout as a leaf (a
+    ``<text variable>``): counted, reads against leaves holding that very value. The other
+    reads get the same answers, so the evaluation of ``after`` takes the same path and builds
+    the same layout with the new value in those leaves; the processor's last step (rendering,
+    quotes, punctuation, which do look at the text) then runs on it as on any layout. A value
+    that also decided something (``is-numeric``, a number's form, a label's plural) is a read
+    without its leaf, and the entry is rendered."""
+    from refbook.render.text import to_text
+    from refbook.styles.csl.output import first_char
+
+    if len(reads.layouts) != 1 or reads.finish is None or _RICH in reads.counts:
+        return None
+    if (before.id, before.type, before.language) != (after.id, after.type, after.language):
+        return None
+    old, new = _parts(before), _parts(after)
+    changed = [v for v in old.keys() | new.keys() if old.get(v) != new.get(v)]
+    if len(changed) != 1:
+        return None
+    name = changed[0]
+    was, now = dict(before.text).get(name), dict(after.text).get(name)
+    if (was is None or now is None or not first_char(was) or not first_char(now)
+            or any(v is was for k, v in before.text if k != name)):
+        return None
+    layout, counted = reads.layouts[0]
+    leaves = [0]
+    replaced = _with_value(layout, was, now, leaves)
+    if leaves[0] == 0 or leaves[0] != counted.get(name, 0):
+        return None
+    return to_text(reads.finish(replaced))
+
+
+def _with_value(o: Out, was: Inlines, now: Inlines, leaves: list[int]) -> Out:
+    """``o`` with each leaf that holds ``was`` itself holding ``now`` (counted in ``leaves``)."""
+    from refbook.styles.csl.output import Fmt, Linked, Lit, Tag
+
+    kind = type(o)
+    if kind is Lit:
+        if o.inl is was:  # type: ignore[union-attr]
+            leaves[0] += 1
+            return Lit(now)
+        return o
+    if kind is Fmt:
+        return Fmt(o.f, [_with_value(k, was, now, leaves) for k in o.kids])  # type: ignore[union-attr]
+    if kind is Tag:
+        return Tag(o.kind, _with_value(o.kid, was, now, leaves), o.data)  # type: ignore[union-attr]
+    if kind is Linked:
+        return Linked(o.url, [_with_value(k, was, now, leaves) for k in o.kids])  # type: ignore[union-attr]
+    return o
 
 
 def _usable(style: str) -> bool:
@@ -166,11 +269,13 @@ def _written_item(entry: Entry) -> Item:
     return entry_to_item(entry)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)
 def _as_written(entry: Entry, style: str) -> tuple[str | None, _Reads]:
     """The entry's text as read, under ``style`` (:func:`_render`), and what that render read
     of its item. Several rules ask about the same entry (a title's case, its page dashes, a
-    braced month), each with its own fix."""
+    braced month), each with its own fix, one after the other (validation checks an entry
+    with every rule before the next): a few hundred are kept, each with its layout and
+    processor (``_Reads``)."""
     from dataclasses import fields as dc_fields
 
     item = _written_item(entry)
@@ -179,7 +284,7 @@ def _as_written(entry: Entry, style: str) -> tuple[str | None, _Reads]:
     stack = _LOG.__dict__.setdefault("stack", [])
     stack.append(reads)
     try:
-        text = _render(entry, style, logged)
+        text = _render(entry, style, logged, reads)
     finally:
         stack.pop()
     return text, reads
@@ -246,5 +351,8 @@ def output_changes(entry: Entry, name: str, fixed: str, style: str, rename: str 
         return True
     if _unread(before_item, after_item, reads):
         return False
+    substituted = _substituted(before_item, after_item, reads)
+    if substituted is not None:
+        return substituted != before
     after = _render(fixed_entry, style, after_item)
     return after is None or after != before
