@@ -232,7 +232,8 @@ def _substituted(before: Item, after: Item, reads: _Reads) -> str | None:
 
 
 def _with_value(o: Out, was: Inlines, now: Inlines, leaves: list[int]) -> Out:
-    """``o`` with each leaf that holds ``was`` itself holding ``now`` (counted in ``leaves``)."""
+    """``o`` with each leaf that holds ``was`` itself holding ``now`` (counted in ``leaves``);
+    the subtrees without one are kept as they are (rendering never changes a layout)."""
     from refbook.styles.csl.output import Fmt, Linked, Lit, Tag
 
     kind = type(o)
@@ -241,12 +242,15 @@ def _with_value(o: Out, was: Inlines, now: Inlines, leaves: list[int]) -> Out:
             leaves[0] += 1
             return Lit(now)
         return o
-    if kind is Fmt:
-        return Fmt(o.f, [_with_value(k, was, now, leaves) for k in o.kids])  # type: ignore[union-attr]
     if kind is Tag:
-        return Tag(o.kind, _with_value(o.kid, was, now, leaves), o.data)  # type: ignore[union-attr]
-    if kind is Linked:
-        return Linked(o.url, [_with_value(k, was, now, leaves) for k in o.kids])  # type: ignore[union-attr]
+        kid = _with_value(o.kid, was, now, leaves)  # type: ignore[union-attr]
+        return o if kid is o.kid else Tag(o.kind, kid, o.data)  # type: ignore[union-attr]
+    if kind is Fmt or kind is Linked:
+        old = o.kids  # type: ignore[union-attr]
+        kids = [_with_value(k, was, now, leaves) for k in old]
+        if all(a is b for a, b in zip(kids, old, strict=True)):
+            return o
+        return Fmt(o.f, kids) if kind is Fmt else Linked(o.url, kids)  # type: ignore[union-attr]
     return o
 
 
