@@ -620,10 +620,18 @@ def page_variable(value: str) -> ir.Inlines | None:
     (``None``: unreadable, no variable). The conversion reads ``pages`` at this one place, so two
     entries that differ only in their ``pages`` convert to equal items exactly when this gives
     equal values (``refbook.validate.output`` asks it before converting whole entries)."""
-    nodes = latex.parse(value)
-    if nodes is None:
-        return None
-    return latex.pandoc_to_inlines(_convert_en_dash(nodes), groups_nocase=False)
+    nodes = latex.parse(value)  # what _Ctx.field reads
+    return None if nodes is None else _rich(_page_nodes(nodes))
+
+
+def _page_nodes(pages: PInlines) -> PInlines:
+    """The ``page`` variable's nodes from the ``pages`` field's (the one step between)."""
+    return _convert_en_dash(pages)
+
+
+def _rich(nodes: PInlines) -> ir.Inlines:
+    """A variable's nodes as the item holds them (every text variable's last step)."""
+    return latex.pandoc_to_inlines(nodes, groups_nocase=False)
 
 
 def entry_to_item(
@@ -702,7 +710,7 @@ def entry_to_item(
             text[var] = value
     pages = ctx.field("pages")
     if pages is not None:
-        text["page"] = _convert_en_dash(pages)
+        text["page"] = _page_nodes(pages)
     volume, part = ctx.field("volume"), ctx.field("part")
     if volume is not None and part is not None:
         text["volume"] = latex.merge((*volume, PStr("."), *part))
@@ -890,9 +898,7 @@ def entry_to_item(
     elif (issued := dates.get("issued")) is not None and issued.literal == "forthcoming":
         text["status"] = (PStr("forthcoming"),)
 
-    rich: dict[str, ir.Inlines] = {
-        k: latex.pandoc_to_inlines(v, groups_nocase=False) for k, v in text.items()
-    }
+    rich: dict[str, ir.Inlines] = {k: _rich(v) for k, v in text.items()}
     for k, v in plain.items():
         rich[k] = (ir.Text(v),) if v else ()
     return csl.Item(

@@ -48,7 +48,7 @@ class Code(Enum):
     # types
     UNKNOWN_TYPE = ("unknown-type", Severity.WARNING, 'The entry type is neither a BibTeX nor a BibLaTeX type; styles render it as a generic entry or drop it.', "types")
     MISSING_FIELD = ("missing-field", Severity.WARNING, 'A field the entry type requires (BibLaTeX data model, BibTeX names accepted) is missing.', "types")
-    UNKNOWN_FIELD = ("unknown-field", Severity.WARNING, 'A field is not a BibTeX/BibLaTeX field nor a known tool field (timestamp, biburl, file …); it is probably misspelled and is ignored by every style.', "types")
+    UNKNOWN_FIELD = ("unknown-field", Severity.WARNING, 'A field is not a BibTeX/BibLaTeX field nor a known tool field (timestamp, biburl, file …); it is probably misspelled and is ignored by every style. A reference manager\'s name for a standard field (Mendeley\'s city for address) is reported only when the entry lacks the standard field and renaming it would change what the style prints.', "types")
     FIELD_TYPE = ("field-type", Severity.WARNING, "A field does not belong to the entry type (journal in @misc, booktitle in @article); styles ignore it, so the venue is lost.", "types")
     ISSUE_FIELD = ("issue-field", Severity.WARNING, "An @article has issue but no number; styles print the number of an article, and issue only beside it, so the issue is lost.", "types")
     JOURNAL_VENUE = ("journal-venue", Severity.WARNING, "An @article's journal names a conference, symposium or workshop; the work is a conference paper (@inproceedings with booktitle).", "types")

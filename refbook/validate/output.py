@@ -93,11 +93,14 @@ def _log(names: Iterable[str], presence: bool = False) -> None:
         (stack[-1].presence if presence else stack[-1].values).update(names)
 
 
-def _count(name: str) -> None:
-    """One more read of a text variable's value (``_Reads.counts``)."""
+def _log_value(name: str) -> None:
+    """A read of the value of the text variable ``name``: logged (``_Reads.values``) and
+    counted (``_Reads.counts``), with one look at the log stack."""
     stack: list[_Reads] | None = getattr(_LOG, "stack", None)
     if stack:
-        counts = stack[-1].counts
+        reads = stack[-1]
+        reads.values.add(name)
+        counts = reads.counts
         counts[name] = counts.get(name, 0) + 1
 
 
@@ -113,8 +116,7 @@ def _logged_item_class() -> type[Item]:
         __slots__ = ()
 
         def var(self, name: str) -> Inlines:
-            _log((name,))
-            _count(name)
+            _log_value(name)
             return Item.var(self, name)
 
         def name_list(self, name: str) -> tuple[Name, ...]:
@@ -131,7 +133,7 @@ def _logged_item_class() -> type[Item]:
 
         def rich(self) -> tuple[tuple[str, Inlines], ...]:
             _log(_parts(self))
-            _count(_RICH)
+            _log_value(_RICH)
             return Item.rich(self)
 
         logged = True
@@ -193,7 +195,16 @@ def _keep_layouts(processor: Processor, reads: _Reads) -> None:
     reads.finish = processor._finish
 
 
-def _substituted(before: Item, after: Item, reads: _Reads) -> str | None:
+def _changed(before: Item, after: Item) -> list[str] | None:
+    """The variables whose content differs between ``before`` and ``after`` (None: they
+    differ in what every render reads, their id, type or language)."""
+    if (before.id, before.type, before.language) != (after.id, after.type, after.language):
+        return None
+    old, new = _parts(before), _parts(after)
+    return [v for v in old.keys() | new.keys() if old.get(v) != new.get(v)]
+
+
+def _substituted(before: Item, after: Item, changed: list[str], reads: _Reads) -> str | None:
     """The text of ``after``'s render, made from ``before``'s layout (``_as_written``) with
     one text variable's value replaced; None when that is not known to be the same as
     rendering ``after`` (then it is rendered).
@@ -212,10 +223,6 @@ def _substituted(before: Item, after: Item, reads: _Reads) -> str | None:
 
     if len(reads.layouts) != 1 or reads.finish is None or _RICH in reads.counts:
         return None
-    if (before.id, before.type, before.language) != (after.id, after.type, after.language):
-        return None
-    old, new = _parts(before), _parts(after)
-    changed = [v for v in old.keys() | new.keys() if old.get(v) != new.get(v)]
     if len(changed) != 1:
         return None
     name = changed[0]
@@ -294,18 +301,13 @@ def _as_written(entry: Entry, style: str) -> tuple[str | None, _Reads]:
     return text, reads
 
 
-def _unread(before: Item, after: Item, reads: _Reads) -> bool:
+def _unread(before: Item, after: Item, changed: list[str], reads: _Reads) -> bool:
     """Whether the render of ``before`` read nothing that ``after`` has otherwise: then the
     render of ``after`` makes the same reads, gets the same answers and gives the same text
     (the engine's output is a function of what it reads; its one-item processor has a memo of
     its own). A variable whose presence alone was tested may change while it stays present
-    (or absent)."""
-    if (before.id, before.type, before.language) != (after.id, after.type, after.language):
-        return False
-    old, new = _parts(before), _parts(after)
-    for v in old.keys() | new.keys():
-        if old.get(v) == new.get(v):
-            continue
+    (or absent). ``changed``: the variables that differ (:func:`_changed`)."""
+    for v in changed:
         if v in reads.values:
             return False
         if v in reads.presence:
@@ -353,9 +355,13 @@ def output_changes(entry: Entry, name: str, fixed: str, style: str, rename: str 
     before, reads = _as_written(entry, style)
     if before is None:
         return True
-    if _unread(before_item, after_item, reads):
-        return False
-    substituted = _substituted(before_item, after_item, reads)
+    changed = _changed(before_item, after_item)
+    if changed is not None:
+        if _unread(before_item, after_item, changed, reads):
+            return False
+        substituted = _substituted(before_item, after_item, changed, reads)
+    else:
+        substituted = None
     if substituted is not None:
         return substituted != before
     after = _render(fixed_entry, style, after_item)
