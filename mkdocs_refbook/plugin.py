@@ -61,6 +61,7 @@ from mkdocs_refbook.rendering import (
 from refbook import __version__, bibcache, cachedir, sealed
 from refbook.codemask import mask_mkdocs_code
 from refbook.diagnostics import Code, Diagnostic
+from refbook.gcpause import skip_final_collection
 from refbook.items import Items, items_for, load_items, save_items
 from refbook.models import Location
 from refbook.readers import read_bibliography
@@ -392,6 +393,9 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         # Having this method makes MkDocs keep this instance, and its caches, across rebuilds.
         self.command = command
         self.dirty = dirty
+        # a command-line run (on_startup is called by MkDocs' commands only): its exit need
+        # not rescan the objects the build leaves (refbook.gcpause)
+        skip_final_collection()
 
     def load_config(self, options: dict[str, Any],
                     config_file_path: str | None = None) -> tuple[Any, Any]:

@@ -82,6 +82,9 @@ def _report(diags: Sequence[Diagnostic]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from refbook.gcpause import skip_final_collection
+
+    skip_final_collection()  # the process's exit need not rescan what it read (refbook.gcpause)
     try:
         return _main(argv)
     except BrokenPipeError:

@@ -36,13 +36,6 @@ class Name:
     comma_suffix: bool = False
     # names are memo keys of the style engine on their own: hashed once (as Item, below)
     _hash: int = field(default=0, init=False, repr=False, compare=False)
-    #: whether :meth:`tested` records anything (a recording subclass's, in
-    #: ``refbook.validate.output``): the engine tests this flag, not a call per ``<choose>``
-    logged: ClassVar[bool] = False
-
-    def tested(self, names: frozenset[str]) -> None:
-        """Told by the engine, when :attr:`logged`, which variables a ``<choose>`` it runs
-        tests for presence (its branch depends on these and the type alone)."""
 
     def __hash__(self) -> int:
         h = self._hash

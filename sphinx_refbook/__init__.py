@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from refbook import __version__
+from refbook.gcpause import skip_final_collection
 from refbook.render.reference_list import STYLESHEET_FILE
 from sphinx_refbook import config
 from sphinx_refbook.directive import BibliographyDirective
@@ -78,6 +79,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     }
     if not take_place(app):
         return metadata
+    # a sphinx-build's exit need not rescan the objects the build leaves (refbook.gcpause)
+    skip_final_collection()
     config.register(app)
     app.connect("config-inited", config.validate)
     app.add_node(citation_node, html=COPIED_CITATION, latex=COPIED_CITATION,

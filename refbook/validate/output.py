@@ -71,9 +71,12 @@ class _Reads:
     replaced: how many times each text variable's value was read (``counts``; ``rich`` for a
     read of all of them), the entry's layout as evaluated with the number of reads made while
     evaluating it (``layouts``, one per layout evaluated), and the processor's last step from
-    a layout to inlines (``finish``)."""
+    a layout to inlines (``finish``).
 
-    __slots__ = ("counts", "finish", "layouts", "presence", "values")
+    The render's text is made from its layouts only when asked (:meth:`text`): a question
+    answered from the reads alone (a place the layout never read) needs no text."""
+
+    __slots__ = ("_text", "counts", "entries", "finish", "layouts", "presence", "values")
 
     def __init__(self) -> None:
         self.values: set[str] = set()
@@ -81,6 +84,22 @@ class _Reads:
         self.counts: dict[str, int] = {}
         self.layouts: list[tuple[Out, dict[str, int]]] = []
         self.finish: Callable[[Out], Inlines] | None = None
+        self.entries = 0  # the entries the deferred bibliography gave (one layout each)
+        self._text: tuple[str | None] | None = None
+
+    def text(self) -> str | None:
+        """The render's text (None: the style cannot render it), made once."""
+        if self._text is None:
+            from refbook.render.text import to_text
+
+            assert self.finish is not None
+            assert self.entries == len(self.layouts)
+            self._text = ("\n".join(to_text(self.finish(o)) for o, _ in self.layouts),)
+        return self._text[0]
+
+    def told(self, text: str | None) -> None:
+        """The render's text, made otherwise (:func:`_as_written`'s whole render)."""
+        self._text = (text,)
 
 
 #: the logs of the renders under way, per thread (validation renders one entry at a time)
@@ -157,11 +176,9 @@ def _parts(item: Item) -> dict[str, tuple[object, ...]]:
 _RICH = "\x00rich"
 
 
-def _render(entry: Entry, style: str, item: Item | None = None,
-            reads: _Reads | None = None) -> str | None:
+def _render(entry: Entry, style: str, item: Item | None = None) -> str | None:
     """The entry's reference-list text under ``style``; None when it cannot be rendered (an
-    unknown style is reported by the hosts, not here). With ``reads`` (a logged render), the
-    layouts evaluated and the processor's last step are kept there (``_Reads``)."""
+    unknown style is reported by the hosts, not here)."""
     from refbook.bibtex_csl import entry_to_item
     from refbook.render.text import to_text
     from refbook.styles import StyleError
@@ -171,16 +188,35 @@ def _render(entry: Entry, style: str, item: Item | None = None,
         # and the host's memo file, with entries no build asks for
         processor = _style_named(style or DEFAULT_STYLE).processor(
             [item if item is not None else entry_to_item(entry)], memo={})
-        if reads is not None:
-            _keep_layouts(processor, reads)
         return "\n".join(to_text(nodes) for _, nodes in processor.bibliography())
     except StyleError:  # an unknown or bad style is reported by the hosts, not here
         return None
 
 
+def _evaluate(style: str, item: Item, reads: _Reads) -> bool:
+    """Render ``item`` under ``style`` as :func:`_render` does, but only up to its layouts:
+    they are kept in ``reads`` with the processor's last step, which runs when the text is
+    asked for (``_Reads.text``). False when the style cannot be read."""
+    from refbook.styles import StyleError
+
+    try:
+        processor = _style_named(style or DEFAULT_STYLE).processor([item], memo={})
+        _keep_layouts(processor, reads)
+        reads.entries = len(processor.bibliography())
+    except StyleError:
+        return False
+    return True
+
+
+def _deferred(out: Out) -> Inlines:
+    """A processor's last step, put off (:func:`_keep_layouts`)."""
+    return ()
+
+
 def _keep_layouts(processor: Processor, reads: _Reads) -> None:
     """Make ``processor`` keep, in ``reads``, each layout it evaluates with the reads made
-    while evaluating it, and its step from a layout to inlines."""
+    while evaluating it, and its step from a layout to inlines, which it no longer runs
+    itself (its bibliography's inlines are then empty: the text is ``reads.text()``)."""
     evaluator = processor.ev
     evaluate = evaluator.layout
 
@@ -193,6 +229,7 @@ def _keep_layouts(processor: Processor, reads: _Reads) -> None:
 
     evaluator.layout = layout  # type: ignore[method-assign]
     reads.finish = processor._finish
+    processor._finish = _deferred  # type: ignore[method-assign]
 
 
 def _changed(before: Item, after: Item) -> list[str] | None:
@@ -221,7 +258,8 @@ def _substituted(before: Item, after: Item, changed: list[str], reads: _Reads) -
     from refbook.render.text import to_text
     from refbook.styles.csl.output import first_char
 
-    if len(reads.layouts) != 1 or reads.finish is None or _RICH in reads.counts:
+    if (len(reads.layouts) != 1 or reads.entries != 1 or reads.finish is None
+            or _RICH in reads.counts):
         return None
     if len(changed) != 1:
         return None
@@ -281,12 +319,13 @@ def _written_item(entry: Entry) -> Item:
 
 
 @lru_cache(maxsize=256)
-def _as_written(entry: Entry, style: str) -> tuple[str | None, _Reads]:
-    """The entry's text as read, under ``style`` (:func:`_render`), and what that render read
-    of its item. Several rules ask about the same entry (a title's case, its page dashes, a
-    braced month), each with its own fix, one after the other (validation checks an entry
+def _as_written(entry: Entry, style: str) -> _Reads | None:
+    """What the render of the entry as read, under ``style``, read of its item, with its
+    layouts, from which its text is made when asked (``_Reads.text``); None when the style
+    cannot be read. Several rules ask about the same entry (a title's case, its page dashes,
+    a braced month), each with its own fix, one after the other (validation checks an entry
     with every rule before the next): a few hundred are kept, each with its layout and
-    processor (``_Reads``)."""
+    processor."""
     from dataclasses import fields as dc_fields
 
     item = _written_item(entry)
@@ -295,10 +334,13 @@ def _as_written(entry: Entry, style: str) -> tuple[str | None, _Reads]:
     stack = _LOG.__dict__.setdefault("stack", [])
     stack.append(reads)
     try:
-        text = _render(entry, style, logged, reads)
+        if not _evaluate(style, logged, reads):
+            return None
     finally:
         stack.pop()
-    return text, reads
+    if reads.entries != len(reads.layouts):  # not one layout per entry: the whole render
+        reads.told(_render(entry, style, item))
+    return reads
 
 
 def _unread(before: Item, after: Item, changed: list[str], reads: _Reads) -> bool:
@@ -352,16 +394,17 @@ def output_changes(entry: Entry, name: str, fixed: str, style: str, rename: str 
     before_item, after_item = _written_item(entry), entry_to_item(fixed_entry)
     if after_item == before_item:
         return not _usable(style)  # True when the style cannot tell
-    before, reads = _as_written(entry, style)
-    if before is None:
+    reads = _as_written(entry, style)
+    if reads is None:
         return True
     changed = _changed(before_item, after_item)
-    if changed is not None:
-        if _unread(before_item, after_item, changed, reads):
-            return False
-        substituted = _substituted(before_item, after_item, changed, reads)
-    else:
-        substituted = None
+    if changed is not None and _unread(before_item, after_item, changed, reads):
+        return False  # the written render's text was never made
+    before = reads.text()
+    if before is None:
+        return True
+    substituted = (_substituted(before_item, after_item, changed, reads)
+                   if changed is not None else None)
     if substituted is not None:
         return substituted != before
     after = _render(fixed_entry, style, after_item)

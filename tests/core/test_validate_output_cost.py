@@ -6,7 +6,7 @@ twice (36 s of a single-process check; 8 s after). The answers must stay the fre
 from __future__ import annotations
 
 import shutil
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -262,12 +262,6 @@ def test_answers_without_the_fixed_render_are_the_full_renders_answers(
 
     assert len(REAL_FILES) > 100
     fast = output.output_changes.__wrapped__
-    renders = [0]
-    real_render = output._render
-
-    def counted(*args: object, **kw: object) -> str | None:
-        renders[0] += 1
-        return real_render(*args, **kw)  # type: ignore[arg-type]
 
     asked: list[tuple[object, ...]] = []
     differ: list[tuple[object, ...]] = []
@@ -284,7 +278,7 @@ def test_answers_without_the_fixed_render_are_the_full_renders_answers(
             differ.append((entry.key, name, fixed, style, answer, control))  # type: ignore[attr-defined]
         return control
 
-    monkeypatch.setattr(output, "_render", counted)
+    renders = _renders_for(monkeypatch)  # the control's too: only ``took`` is the fast path's
     for module in (fields_rules, title_rules, value_rules):
         monkeypatch.setattr(module, "output_changes", both)
     _forget()
@@ -313,14 +307,32 @@ def _entry(fields: dict[str, str], kind: str = "article") -> object:
 
 
 def _renders_for(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the renders: whole (``_render``) or up to the layouts (``_evaluate``, the render
+    as written, whose text is made when asked)."""
     count = [0]
-    real = output._render
+    for name in ("_render", "_evaluate"):
+        real = getattr(output, name)
 
-    def counted(*args: object, **kw: object) -> str | None:
+        def counted(*args: object, _real: Any = real, **kw: object) -> object:
+            count[0] += 1
+            return _real(*args, **kw)
+
+        monkeypatch.setattr(output, name, counted)
+    return count
+
+
+def _finishes_for(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the processors' last steps, from a layout to inlines (what a text costs)."""
+    from refbook.styles.csl.processor import Processor
+
+    count = [0]
+    real = Processor._finish
+
+    def counted(self: Processor, out: Any) -> Any:
         count[0] += 1
-        return real(*args, **kw)  # type: ignore[arg-type]
+        return real(self, out)
 
-    monkeypatch.setattr(output, "_render", counted)
+    monkeypatch.setattr(Processor, "_finish", counted)
     return count
 
 
@@ -338,6 +350,27 @@ def test_a_variable_the_style_never_reads_needs_no_second_render(
     # is that it changes
     assert output.output_changes(entry, "city", "Paris", "", "address") is True
     assert count[0] == 2
+
+
+def test_an_answer_from_the_reads_alone_makes_no_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    _forget()
+    count = _renders_for(monkeypatch)
+    finishes = _finishes_for(monkeypatch)
+    entry = _entry({"author": "Doe, Jane", "title": "A Title", "journal": "J", "year": "2001",
+                    "keyword": "physics", "city": "Paris"})
+    # the render as written is evaluated up to its layout; keywords are never read, so the
+    # answer needs no text: the layout is never turned into one
+    assert output.output_changes(entry, "keyword", "physics", "", "keywords") is False
+    assert (count[0], finishes[0]) == (1, 0)
+    # the place is printed: the written text is made from the kept layout (no new render),
+    # and the fixed entry is rendered whole
+    assert output.output_changes(entry, "city", "Paris", "", "address") is True
+    assert (count[0], finishes[0]) == (2, 2)
+    # the texts are those of whole renders
+    reads = output._as_written(entry, "")
+    assert reads is not None
+    assert reads.text() == output._render(entry, "")
+    assert finishes[0] == 3  # the control's own
 
 
 def test_the_same_item_needs_no_render_at_all(monkeypatch: pytest.MonkeyPatch) -> None:
