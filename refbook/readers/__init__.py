@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, cast
 from refbook import bibcache
 from refbook.diagnostics import Code, Diagnostic
 from refbook.gcpause import paused_gc
-from refbook.models import Bibliography, Entry, Field, Location, is_bibtex_file
+from refbook.models import Bibliography, Entry, Field, Location, fields_from, is_bibtex_file
 from refbook.readers import chunks
 from refbook.readers.result import ParseResult
 
@@ -260,8 +260,7 @@ def _unpack(packed: object) -> ParseResult | None:
     name, entries, diagnostics, strings, preambles = cast("_Packed", packed)
     try:
         built = tuple(
-            Entry(key, type_, tuple(Field(f, v, Location(name, ln)) for f, v, ln in fields),
-                  Location(name, line))
+            Entry(key, type_, fields_from(name, fields), Location(name, line))
             for key, type_, line, fields in entries
         )
         result = ParseResult(built, tuple(diagnostics), tuple(strings), tuple(preambles))

@@ -1,0 +1,44 @@
+"""``refbook.models.fields_from`` builds the fields of a cache load without the dataclasses'
+``__init__`` (twice as fast on 164,000 fields): what it builds must be what the constructors
+build, on every field of the real files in ``shared/testdata``, through the reader's own
+pack/unpack round trip (the disk cache's form)."""
+
+from __future__ import annotations
+
+import pickle
+
+from refbook import readers
+from refbook.models import Field, Location, fields_from
+from refbook.readers import parse_bibtex
+from tests.conftest import SEED, TESTDATA
+
+REAL_FILES = sorted(p for p in TESTDATA.rglob("*") if p.suffix in (".bib", ".bibtex"))
+
+
+def test_fields_from_builds_what_the_constructors_build() -> None:
+    packed = [("title", "A {B} c", 3), ("author", "Doe, J.", 4)]
+    built = fields_from("x.bib", packed)
+    made = tuple(Field(n, v, Location("x.bib", ln)) for n, v, ln in packed)
+    assert built == made
+    assert [hash(f) for f in built] == [hash(f) for f in made]
+    assert [(f.name, f.value, f.location.file, f.location.line) for f in built] == [
+        (n, v, "x.bib", ln) for n, v, ln in packed]
+    assert pickle.loads(pickle.dumps(built)) == made  # noqa: S301 - our own bytes
+    assert str(built[0].location) == "x.bib:3"
+
+
+def test_a_cache_round_trip_gives_the_parsed_entries_on_real_files() -> None:
+    seen = 0
+    for path in [*REAL_FILES, SEED / "references.raw.bib"]:
+        name = str(path)
+        parsed = parse_bibtex(path.read_text(encoding="utf-8", errors="replace"), name)
+        packed = readers._pack(parsed, name)
+        assert packed is not None
+        loaded = readers._unpack(pickle.loads(pickle.dumps(packed)))  # noqa: S301 - ours
+        assert loaded is not None
+        assert loaded.entries == parsed.entries, name
+        for a, b in zip(loaded.entries, parsed.entries, strict=True):
+            assert [hash(f) for f in a.fields] == [hash(f) for f in b.fields]
+            assert a.get("title") == b.get("title")
+        seen += sum(len(e.fields) for e in parsed.entries)
+    assert seen > 10_000
