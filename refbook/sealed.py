@@ -162,7 +162,7 @@ def _reject(path: Path) -> None:
 
 
 #: The value classes cache files hold by the thousand (entries, CSL items, IR nodes, cited
-#: places, diagnostics), by module. Each is a frozen dataclass with slots whose fields are all
+#: places, diagnostics, validation's facts per entry), by module. Each is a frozen dataclass with slots whose fields are all
 #: ``__init__`` arguments (``Entry._by_name`` excepted: ``__post_init__`` rebuilds it; and
 #: ``Item._hash``, ``Name._hash`` and ``Entry._digest``, computed on first use and never
 #: stored), so it is
@@ -178,6 +178,8 @@ _VALUE_CLASSES = {
     "refbook.registry": ("CitationSite", "Resolution"),
     "refbook.diagnostics": ("Diagnostic",),
     "refbook.styles.csl.processor": ("CiteItem",),
+    "refbook.validate": ("_Facts",),
+    "refbook.validate.keys": ("Signals",),
 }
 _tables: dict[frozenset[str], dict[type, Callable[[Any], Any]]] = {}
 
