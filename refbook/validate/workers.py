@@ -41,10 +41,22 @@ def worker_count() -> int:
     return os.cpu_count() or 1
 
 
-def _run(bounds: tuple[int, int]) -> list[Any]:
+def _run(bounds: tuple[int, int]) -> bytes:
+    """A worker's results, pickled as the sealed cache files are (``refbook.sealed``: value
+    classes as ``cls(*fields)``): the executor's own pickling of 10,000 validation facts went
+    through each dataclass's generic ``__getstate__``/``__setstate__``."""
+    import io
+    import pickle
+
+    from refbook.sealed import dispatch_table
+
     assert _JOB is not None  # set before the fork
     entries, config, fn = _JOB
-    return [fn(e, config) for e in entries[bounds[0]:bounds[1]]]
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = dispatch_table()
+    pickler.dump([fn(e, config) for e in entries[bounds[0]:bounds[1]]])
+    return out.getvalue()
 
 
 def map_entries(fn: Callable[[Entry, Config], T], entries: Sequence[Entry], config: Config, *,
@@ -55,6 +67,7 @@ def map_entries(fn: Callable[[Entry, Config], T], entries: Sequence[Entry], conf
             or not sys.platform.startswith("linux")):  # macOS: fork is unsafe, Windows: none
         return [fn(e, config) for e in entries]
     import multiprocessing  # here: a small book never pays for importing it
+    import pickle
     from concurrent.futures import ProcessPoolExecutor
 
     try:
@@ -69,7 +82,7 @@ def map_entries(fn: Callable[[Entry, Config], T], entries: Sequence[Entry], conf
         # an executor, not a Pool: a worker that dies (killed, out of memory) breaks the
         # executor with an error instead of leaving map() waiting forever
         with ProcessPoolExecutor(len(bounds), mp_context=context) as pool:
-            parts = list(pool.map(_run, bounds))
+            parts = [pickle.loads(b) for b in pool.map(_run, bounds)]  # noqa: S301 - our forks
     except Exception:  # a worker that cannot start or dies: check here instead
         return [fn(e, config) for e in entries]
     finally:
