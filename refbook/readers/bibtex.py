@@ -114,22 +114,37 @@ _ENTRY_LINE_RE = re.compile(rf"\n[ \t]*(@[ \t]*{_ID}[ \t]*[{{(])")
 _SWALLOWED_FIELD_RE = re.compile(rf"[,}}][ \t]*\n[ \t]*({_ID})[ \t]*=")
 # After an entry closed: more ``name =`` means a ``}`` too many closed the entry early.
 _STRAY_FIELD_RE = re.compile(rf"{_WS},?{_WS}({_ID})[ \t]*=")
-# The fast path reads a whole entry whose fields are `` name = value`` on one line each (values
-# with up to three levels of braces, ``"..."``, numbers, macros, ``#``) with two C-level calls:
-# one match for the entry, one ``findall`` for its fields.
-_L3 = r"\{[^{}\n]*+\}"
-_L2 = rf"\{{(?:[^{{}}\n]++|{_L3})*+\}}"
-_BRACED = rf"\{{(?:[^{{}}\n]++|{_L2})*+\}}"
-_QUOTED = rf'"(?:[^"{{}}\n]++|{_L2})*+"'
+# The fast path reads a whole entry whose fields are `` name = value`` (values with up to three
+# levels of braces, ``"..."``, numbers, macros, ``#``; blank lines between fields, and values
+# over several lines as JabRef wraps them) with two C-level calls: one match for the entry, one
+# ``findall`` for its fields. A value never runs over a line that starts with ``@`` (the general
+# path reports a missing closer there), and a ``#`` concatenation over several lines takes the
+# general path (it locates each macro on its own line).
+_NL = r"\n(?![ \t]*+@)"
+_L3 = rf"\{{(?:[^{{}}\n]++|{_NL})*+\}}"
+_L2 = rf"\{{(?:[^{{}}\n]++|{_NL}|{_L3})*+\}}"
+_BRACED = rf"\{{(?:[^{{}}\n]++|{_NL}|{_L2})*+\}}"
+_QUOTED = rf'"(?:[^"{{}}\n]++|{_NL}|{_L2})*+"'
 _MACRO = r"""[^\s"#%'(),={}@0-9][^\s"#%'(),={}@]*+"""
 _PIECE = rf"""(?:{_BRACED}|{_QUOTED}|[0-9]++(?![^\s"#%'(),={{}}@])|{_MACRO})"""
 
 
+def _concatenated_lines(m: re.Match[str]) -> bool:
+    """Whether a fast-path match has a ``#`` concatenation over several lines (the general
+    path then reads the entry: it locates each macro of it on its own line)."""
+    fields = m.group(3)
+    if "#" not in fields:
+        return False
+    return any(rest and "\n" in first + rest
+               for _, _, first, rest in _FAST_FIELDS_RE.findall(fields))
+
+
 def _field_pattern(capture: bool) -> str:
-    """`` name = piece # piece``; captured: (newline before it, name, first piece, the rest)."""
+    """`` name = piece # piece``; captured: (the white space before it, name, first piece, the
+    rest)."""
     g = "(" if capture else "(?:"
     return (
-        rf"[ \t]*+{g}\n?)[ \t]*+{g}{_ID})[ \t]*+=[ \t]*+{g}{_PIECE})"
+        rf"{g}\s*+){g}{_ID})[ \t]*+=[ \t]*+{g}{_PIECE})"
         rf"{g}(?:[ \t]*+#[ \t]*+{_PIECE})*+)[ \t]*+"
     )
 
@@ -341,7 +356,8 @@ class _Parser:
             try:
                 fm = fast(text, start)
                 # The fast path records no positions, so recording spans takes the slow one.
-                if fm is not None and fm.group(1).lower() not in _SPECIAL and self.spans is None:
+                if (fm is not None and fm.group(1).lower() not in _SPECIAL and self.spans is None
+                        and not _concatenated_lines(fm)):
                     pos = self.fast_entry(fm, start)
                 else:
                     pos = self.command(start)
@@ -703,9 +719,9 @@ class _Parser:
         append = fields.append
         lowered = self.lowered
         fline = line
-        for nl, raw_name, first, rest in _FAST_FIELDS_RE.findall(m.group(3)):
-            if nl:
-                fline += 1
+        for space, raw_name, first, rest in _FAST_FIELDS_RE.findall(m.group(3)):
+            if space:
+                fline += space.count("\n")
             name = lowered.get(raw_name)
             if name is None:
                 name = lowered[raw_name] = raw_name.lower()
@@ -713,9 +729,12 @@ class _Parser:
             if rest:
                 value = self.concat(first + rest, fline, key, name)
             elif c in ("{", '"'):
-                value = first[1:-1].strip()
-                if "  " in value or "\t" in value:
-                    value = _clean(value)
+                value = _clean(first[1:-1])
+                if "\n" in first:
+                    fline_after = fline + first.count("\n")
+                    append(Field(name, value, Location(file, fline)))
+                    fline = fline_after
+                    continue
             elif "0" <= c <= "9":
                 value = first
             else:
