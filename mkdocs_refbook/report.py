@@ -9,7 +9,6 @@ count for ``--strict``) and says which ones make ``strict: true`` fail.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -34,7 +33,7 @@ def localize(d: Diagnostic, settings: Settings, document_path: Callable[[str], s
     if d.location is None:
         return d
     path = document_path(d.location.file) or d.location.file
-    return replace(d, location=Location(_relative(path, settings.root), d.location.line))
+    return d.at(Location(_relative(path, settings.root), d.location.line))
 
 
 @lru_cache(maxsize=1024)

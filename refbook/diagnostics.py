@@ -145,6 +145,12 @@ class Diagnostic:
     def effective_severity(self) -> Severity:
         return self.severity or self.code.default_severity
 
+    def at(self, location: Location | None) -> Diagnostic:
+        """The same diagnostic at ``location`` (``dataclasses.replace``, five times faster:
+        hosts relocate tens of thousands, one per entry a shared bibliography does not cite)."""
+        return Diagnostic(self.code, self.message, location, self.hint, self.key, self.field,
+                          self.severity)
+
     def format(self) -> str:
         where = f"{self.location}: " if self.location is not None else ""
         sev = self.effective_severity.value

@@ -17,7 +17,7 @@ a host's cache folder); entries not yet known are checked on forked workers when
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -161,7 +161,7 @@ def _moved(d: Diagnostic, old: Location, new: Location) -> Diagnostic:
     loc = d.location
     if loc is None or loc.file != old.file:
         return d
-    return replace(d, location=Location(new.file, loc.line - old.line + new.line))
+    return d.at(Location(new.file, loc.line - old.line + new.line))
 
 
 def entry_facts(bibliography: Bibliography, config: Config,
