@@ -43,7 +43,7 @@ from refbook.gcpause import paused_gc
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["KEY_ENV", "MAX_BYTES", "cache_key", "dump", "key_file", "load", "seal",
+__all__ = ["KEY_ENV", "MAX_BYTES", "cache_key", "dump", "key_file", "load", "pickled", "seal",
            "take_rejected", "unseal"]
 
 #: Environment variable holding the cache key (any non-empty string; a long random secret).
@@ -162,8 +162,8 @@ def _reject(path: Path) -> None:
 
 
 #: The value classes cache files hold by the thousand (entries, CSL items, IR nodes, cited
-#: places, diagnostics, validation's facts per entry), by module. Each is a frozen dataclass with slots whose fields are all
-#: ``__init__`` arguments (``Entry._by_name`` excepted: ``__post_init__`` rebuilds it; and
+#: places, diagnostics, validation's facts per entry), by module. Each is a frozen dataclass
+#: with slots whose fields are all ``__init__`` arguments (``Entry._by_name`` excepted: ``__post_init__`` rebuilds it; and
 #: ``Item._hash``, ``Name._hash`` and ``Entry._digest``, computed on first use and never
 #: stored), so it is
 #: stored as ``cls(*fields)``. The default for slotted dataclasses calls ``dataclasses.fields``
@@ -208,7 +208,9 @@ def dispatch_table() -> dict[type, Callable[[Any], Any]]:
     return table
 
 
-def _pickled(value: object) -> bytes:
+def pickled(value: object) -> bytes:
+    """``value`` pickled with :func:`dispatch_table` (value classes as ``cls(*fields)``), not
+    sealed: what :func:`dump` seals, and what validation's forked workers send back."""
     out = io.BytesIO()
     pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.dispatch_table = dispatch_table()
@@ -268,7 +270,7 @@ def dump(value: object, path: Path) -> bool:
 
 def _write(value: object, path: Path) -> bool:
     try:
-        data = _pickled(value)
+        data = pickled(value)
     except Exception:  # unpicklable (or too deep): nothing to cache
         return False
     if _HEADER + len(data) > MAX_BYTES:  # load would refuse it

@@ -730,11 +730,6 @@ class _Parser:
                 value = self.concat(first + rest, fline, key, name)
             elif c in ("{", '"'):
                 value = _clean(first[1:-1])
-                if "\n" in first:
-                    fline_after = fline + first.count("\n")
-                    append(Field(name, value, Location(file, fline)))
-                    fline = fline_after
-                    continue
             elif "0" <= c <= "9":
                 value = first
             else:
@@ -749,6 +744,8 @@ class _Parser:
                         self.cut(fline, key, name)
                 value = macro.strip()
             append(Field(name, value, Location(file, fline)))
+            if "\n" in first:  # a value wrapped over lines (the next field is further down)
+                fline += first.count("\n")
         if len({f.name for f in fields}) != len(fields):
             fields = self.drop_duplicate_fields(key, fields)
         return self.finish(line, key, m.group(1).lower(), fields, m.end(), "}")

@@ -42,21 +42,14 @@ def worker_count() -> int:
 
 
 def _run(bounds: tuple[int, int]) -> bytes:
-    """A worker's results, pickled as the sealed cache files are (``refbook.sealed``: value
-    classes as ``cls(*fields)``): the executor's own pickling of 10,000 validation facts went
-    through each dataclass's generic ``__getstate__``/``__setstate__``."""
-    import io
-    import pickle
-
-    from refbook.sealed import dispatch_table
+    """A worker's results, pickled as the sealed cache files are (``refbook.sealed.pickled``:
+    value classes as ``cls(*fields)``): the executor's own pickling of 10,000 validation facts
+    went through each dataclass's generic ``__getstate__``/``__setstate__``."""
+    from refbook.sealed import pickled
 
     assert _JOB is not None  # set before the fork
     entries, config, fn = _JOB
-    out = io.BytesIO()
-    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = dispatch_table()
-    pickler.dump([fn(e, config) for e in entries[bounds[0]:bounds[1]]])
-    return out.getvalue()
+    return pickled([fn(e, config) for e in entries[bounds[0]:bounds[1]]])
 
 
 def map_entries(fn: Callable[[Entry, Config], T], entries: Sequence[Entry], config: Config, *,
