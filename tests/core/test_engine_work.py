@@ -291,3 +291,34 @@ def test_resolving_a_book_and_loading_a_memo_file_set_off_no_garbage_collection(
     assert isinstance(loaded, dict)
     assert len(loaded) == 30_000
     assert gc.isenabled()
+
+
+def test_a_plain_cite_is_its_basic_render_and_others_evaluate_their_own(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # disambiguation evaluated every item's basic cite (first position, no locator): a plain
+    # cite is that evaluation, not a second one; a locator, or a later position in a style
+    # whose output depends on it, evaluates its own
+    calls = _counting(monkeypatch, "layout")
+    a = _item("pa", "Plaincitefirst", 2004, "Four")
+    b = _item("pb", "Plaincitesecond", 2005, "Five")
+    p = get_style("chicago-author-date").processor([a, b])
+    assert sorted(calls) == ["pa", "pb"]  # the disambiguation's renders
+    plain = to_text(p.cite([CiteItem("pa")]))
+    later = to_text(p.cite([CiteItem("pa", position="subsequent")]))  # author-date: the same
+    assert sorted(calls) == ["pa", "pb"]
+    assert plain == later == "(Plaincitefirst 2004)"
+    assert to_text(p.cite([CiteItem("pa", locator="7", label="page")])) == "(Plaincitefirst 2004, 7)"
+    assert sorted(calls) == ["pa", "pa", "pb"]
+
+
+def test_a_later_cite_in_a_note_style_is_evaluated_in_its_position(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _counting(monkeypatch, "layout")
+    a = _item("na", "Notecitefirst", 2006, "Six")
+    p = get_style("chicago-notes-bibliography").processor([a])
+    first = to_text(p.cite([CiteItem("na")]))
+    before = len(calls)
+    later = to_text(p.cite([CiteItem("na", position="subsequent")]))
+    assert len(calls) == before + 1  # the short form is evaluated, not the first cite reused
+    assert first.startswith("Ann Notecitefirst, ")
+    assert later == "Notecitefirst, Six."

@@ -239,6 +239,7 @@ class Processor:
         # apart get their year suffixes in that order, the uncited ones after them by key
         self.cited = {k: i for i, k in enumerate(dict.fromkeys(cited))}
         self._position_tested: bool | None = None
+        self._position_free: bool | None = None  # _as_basic
         self.items: dict[str, Item] = {}
         for it in items:
             self.items.setdefault(it.id, it)
@@ -347,6 +348,19 @@ class Processor:
             found = self._with_subsequent_ambiguities(
                 found, [d for d in dds if d.item in self.cited])
         return found
+
+    def _as_basic(self, ci: CiteItem) -> bool:
+        """Whether the cite's item evaluates as its basic cite (``_basic_out``: first
+        position, no locator, label, all names or near note), so that render serves it: a
+        plain cite, in a style whose output does not depend on its position or in the first
+        position."""
+        if ci.locator or ci.label or ci.all_names or ci.near_note:
+            return False
+        if ci.position == "first":
+            return True
+        if self._position_free is None:
+            self._position_free = not (self._tests_position() or self._subsequent_differs())
+        return self._position_free
 
     def _tests_position(self) -> bool:
         c = self.style.citation
@@ -680,9 +694,15 @@ class Processor:
 
                 item = replace(item, text=(*item.text, ("first-reference-note-number",
                                                         (Text(str(ci.first_note)),))))
-            o = self.ev.layout(c, item, self.disamb[ci.id], bibliography=False,
-                               locator=ci.locator, label=ci.label, all_names=ci.all_names,
-                               position=ci.position, near_note=ci.near_note)
+            if item is self.items[ci.id] and self._as_basic(ci):
+                # the same evaluation as the item's basic cite (disambiguation made it)
+                basic = self._basic_out(ci.id)
+                assert isinstance(basic, Tag)
+                o = basic.kid
+            else:
+                o = self.ev.layout(c, item, self.disamb[ci.id], bibliography=False,
+                                   locator=ci.locator, label=ci.label, all_names=ci.all_names,
+                                   position=ci.position, near_note=ci.near_note)
             o = grouped([o])
             if ci.mode == "author-only":
                 o = _get_authors(o)
