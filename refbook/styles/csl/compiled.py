@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, TypeAlias
 
-from refbook.styles.csl.output import Fmt, Formatting, Lit, Out
+from refbook.styles.csl.output import NO_FORMAT, Fmt, Formatting, Lit, Out
 
 if TYPE_CHECKING:
     from refbook.styles.csl.engine import Evaluator
@@ -188,7 +188,16 @@ def _group(steps: Steps, f: Formatting, *, is_macro: bool) -> Step:
             count[0] += 1
             count[1] += 1
         if xs:
-            out.append(Fmt(uncased if uncased is not f and not ev._is_english() else f, xs))
+            fmt = uncased if uncased is not f and not ev._is_english() else f
+            only = xs[0]
+            if (fmt is NO_FORMAT and len(xs) == 1 and type(only) is Fmt
+                    and only.f.display is None):
+                # a plain group or macro call around one formatted output (58 % of an
+                # entry's formatted nodes in Chicago): that output itself, which renders the
+                # same (rendering a plain one-child node gives its child's inlines back)
+                out.append(only)
+            else:
+                out.append(Fmt(fmt, xs))
 
     return group
 
