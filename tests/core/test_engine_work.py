@@ -322,3 +322,39 @@ def test_a_later_cite_in_a_note_style_is_evaluated_in_its_position(
     assert len(calls) == before + 1  # the short form is evaluated, not the first cite reused
     assert first.startswith("Ann Notecitefirst, ")
     assert later == "Notecitefirst, Six."
+
+
+def test_a_plain_group_around_one_formatted_output_adds_no_node() -> None:
+    from refbook.styles.csl.compiled import _group
+    from refbook.styles.csl.output import NO_FORMAT, Fmt, Formatting, lit
+
+    class _Ev:  # what a group step reads of the evaluator
+        def __init__(self) -> None:
+            self.var_count = [0, 0]
+
+        def _is_english(self) -> bool:
+            return True
+
+    bold = Fmt(Formatting(font_weight="bold"), [lit("x")])
+    boxed = Fmt(Formatting(display="block"), [lit("y")])
+
+    def one(ev: object, out: list[object]) -> None:
+        out.append(bold)
+
+    def box(ev: object, out: list[object]) -> None:
+        out.append(boxed)
+
+    def run(step: object) -> list[object]:
+        out: list[object] = []
+        step(_Ev(), out)  # type: ignore[operator]
+        return out
+
+    # a plain macro call or group around one formatted output: the output itself
+    assert run(_group((one,), NO_FORMAT, is_macro=True)) == [bold]
+    assert run(_group((one,), NO_FORMAT, is_macro=False))[0] is bold
+    # kept: a group with formatting of its own, two outputs, or a display box inside (the
+    # layout's suffix goes into an entry's last box, found at the top)
+    italic = Formatting(font_style="italic")
+    assert run(_group((one,), italic, is_macro=False)) == [Fmt(italic, [bold])]
+    assert run(_group((one, one), NO_FORMAT, is_macro=False)) == [Fmt(NO_FORMAT, [bold, bold])]
+    assert run(_group((box,), NO_FORMAT, is_macro=True)) == [Fmt(NO_FORMAT, [boxed])]
