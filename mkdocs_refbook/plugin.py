@@ -64,7 +64,7 @@ from refbook.diagnostics import Code, Diagnostic
 from refbook.gcpause import skip_final_collection
 from refbook.items import Items, items_for, load_items, save_items
 from refbook.models import Location
-from refbook.readers import read_bibliography
+from refbook.readers import read_bibliography_deferred
 from refbook.registry import CitationSite, Registry, Resolution
 from refbook.render.html import WORD_JOINER, to_title
 from refbook.render.reference_list import CitingPlace, backlinks, rendered_title
@@ -496,8 +496,10 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         # checked once per build: a folder of another refbook version is cleared first
         self._cache = cachedir.prepare(cache) if cache is not None else None
         self._cache_dir = cache if self._cache is not None and self._cache.usable else None
-        self.bibliography = read_bibliography(self._settings.bib_files,
-                                              cache_dir=self._cache_dir)
+        # parsed when first used: a build whose checks and resolution come from the cache
+        # folder (keyed by the files' digests) never parses the files
+        self.bibliography = read_bibliography_deferred(self._settings.bib_files,
+                                                       cache_dir=self._cache_dir)
         # read afresh every build: an edited .csl file (under `mkdocs serve`) has a new digest
         try:
             self.style = get_style(self._settings.style, locale=self._settings.locale)

@@ -112,6 +112,9 @@ parsed_files: Lru[str, ParseResult] = Lru(64)
 #: Whole read results by the sequence of (file, content digest) they were read from: crossref
 #: resolution and the merge are pure functions of that, so a hit skips them too.
 bibliographies: Lru[tuple[tuple[str, str], ...], Bibliography] = Lru(8)
+#: The bibliographies read with their parse put off (``read_bibliography_deferred``), by their
+#: list of files: the sequence of (file, content digest) they stand for, and the object.
+deferred: Lru[tuple[str, ...], tuple[tuple[tuple[str, str], ...], Bibliography]] = Lru(8)
 
 
 #: File name → the parsed pieces of its last version read (``refbook.readers.chunks``).
@@ -122,6 +125,7 @@ def clear_memory_cache() -> None:
     """Forget everything held in memory (tests and benchmarks use it for cold reads)."""
     parsed_files.clear()
     bibliographies.clear()
+    deferred.clear()
     piece_tables.clear()
 
 

@@ -18,7 +18,15 @@ from typing import TYPE_CHECKING, cast
 from refbook import bibcache
 from refbook.diagnostics import Code, Diagnostic
 from refbook.gcpause import paused_gc
-from refbook.models import Bibliography, Entry, Field, Location, fields_from, is_bibtex_file
+from refbook.models import (
+    Bibliography,
+    DeferredBibliography,
+    Entry,
+    Field,
+    Location,
+    fields_from,
+    is_bibtex_file,
+)
 from refbook.readers import chunks
 from refbook.readers.result import ParseResult
 
@@ -26,7 +34,37 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
 
 __all__ = ["ParseResult", "is_bibtex_file", "parse_bibtex", "read_bibliography",
-           "resolve_crossrefs"]
+           "read_bibliography_deferred", "resolve_crossrefs"]
+
+
+def _files_of(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """The paths as given, each file once (a path listed twice is read once)."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]  # one path, not a sequence of one-letter paths
+    files: list[str] = []
+    seen: set[str] = set()
+    for p in paths:
+        name = os.fsdecode(os.fspath(p))
+        ident = os.path.normcase(os.path.abspath(name))
+        if ident not in seen:
+            seen.add(ident)
+            files.append(name)
+    return files
+
+
+def _contents(files: list[str]) -> tuple[list[tuple[str, bytes | None, str]], list[Diagnostic]]:
+    """Each file's bytes and digest (a file that cannot be read: no bytes, its problem)."""
+    contents: list[tuple[str, bytes | None, str]] = []
+    file_diagnostics: list[Diagnostic] = []
+    for name in files:
+        data, problem = _read_bytes(name)
+        if data is None:
+            assert problem is not None
+            file_diagnostics.append(problem)
+            contents.append((name, None, "!" + problem.message))
+        else:
+            contents.append((name, data, bibcache.digest(data)))
+    return contents, file_diagnostics
 
 
 def read_bibliography(
@@ -43,32 +81,45 @@ def read_bibliography(
     Parses are cached by file content in memory; ``cache_dir`` (default: the environment
     variable ``REFBOOK_CACHE_DIR``, unset = none) adds a disk cache that survives the process.
     """
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]  # one path, not a sequence of one-letter paths
-    files: list[str] = []
-    seen: set[str] = set()
-    for p in paths:
-        name = os.fsdecode(os.fspath(p))
-        ident = os.path.normcase(os.path.abspath(name))
-        if ident not in seen:
-            seen.add(ident)
-            files.append(name)
-
-    contents: list[tuple[str, bytes | None, str]] = []
-    file_diagnostics: list[Diagnostic] = []
-    for name in files:
-        data, problem = _read_bytes(name)
-        if data is None:
-            assert problem is not None
-            file_diagnostics.append(problem)
-            contents.append((name, None, "!" + problem.message))
-        else:
-            contents.append((name, data, bibcache.digest(data)))
-
+    files = _files_of(paths)
+    contents, file_diagnostics = _contents(files)
     memo_key = tuple((name, dig) for name, _, dig in contents)
     cached = bibcache.bibliographies.get(memo_key)
     if cached is not None:
         return cached
+    return _read_now(files, contents, file_diagnostics, memo_key, cache_dir)
+
+
+def read_bibliography_deferred(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    cache_dir: str | os.PathLike[str] | None = None,
+) -> Bibliography:
+    """:func:`read_bibliography`, with the parse put off until the bibliography is first used
+    (a :class:`~refbook.models.DeferredBibliography`): the files are read and digested now, and
+    parsed, from those very bytes, when an entry, a key or a diagnostic is first asked for. A
+    host whose results for these digests are all in its cache folder never parses them.
+
+    The same files with the same contents give the same object again (parsed or not), as
+    :func:`read_bibliography` gives the same bibliography: hosts key their work by identity."""
+    files = _files_of(paths)
+    contents, file_diagnostics = _contents(files)
+    memo_key = tuple((name, dig) for name, _, dig in contents)
+    held = bibcache.deferred.get(tuple(files))
+    if held is not None and held[0] == memo_key:
+        return held[1]
+    cached = bibcache.bibliographies.get(memo_key)
+    if cached is not None:
+        return cached
+    bib = DeferredBibliography(
+        lambda: _read_now(files, contents, file_diagnostics, memo_key, cache_dir))
+    bibcache.deferred.put(tuple(files), (memo_key, bib))  # one version per list of files
+    return bib
+
+
+def _read_now(files: list[str], contents: list[tuple[str, bytes | None, str]],
+              file_diagnostics: list[Diagnostic], memo_key: tuple[tuple[str, str], ...],
+              cache_dir: str | os.PathLike[str] | None) -> Bibliography:
 
     disk = Path(cache_dir) if cache_dir is not None else bibcache.cache_dir_from_env()
     macros: dict[str, str] = {}
