@@ -136,10 +136,55 @@ def test_a_warm_cache_parses_converts_and_formats_nothing(
         return real_load(path, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(styles_module, "load_style", loading)
+    read: list[int] = []
+    real_read = readers._read_now
+
+    def reading(*args: Any) -> Any:
+        read.append(1)
+        return real_read(*args)
+
+    # nor is the parse taken from the folder and built into entries: the checks and the
+    # resolution are kept under the files' digests, and the bibliography is never used
+    monkeypatch.setattr(readers, "_read_now", reading)
     project.build()
     assert parsed == []
+    assert read == []
     assert converted == []
     assert loaded == []  # not even the style's XML: its language is kept in the folder
+    assert site_tree(project.root) == first
+
+
+def _logged(project: Project, caplog: pytest.LogCaptureFixture) -> list[str]:
+    """What refbook logged during a build of ``project``."""
+    caplog.clear()
+    project.build()
+    return [r.getMessage() for r in caplog.records if "refbook" in r.name]
+
+
+def test_a_warm_build_that_needs_an_entry_reads_the_files_once_and_says_the_same(
+        project: Project, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    # an unknown key and a key that differs in case: their diagnostics are configured per
+    # entry (refbook-ignore), so the bibliography is used: parsed once, from the folder
+    make(project)
+    project.page("keys.md", "# Keys\n\nSee [@nosuch2020] and [@SMITH2020A].\n")
+    new_process()
+    cold_log = _logged(project, caplog)
+    first = site_tree(project.root)
+    new_process()
+    read: list[int] = []
+    real_read = readers._read_now
+
+    def reading(*args: Any) -> Any:
+        read.append(1)
+        return real_read(*args)
+
+    monkeypatch.setattr(readers, "_read_now", reading)
+    warm_log = _logged(project, caplog)
+    assert read == [1]
+    assert warm_log == cold_log
+    assert any("nosuch2020" in line for line in warm_log)
     assert site_tree(project.root) == first
 
 
