@@ -41,6 +41,7 @@ from refbook.casing import (
     sentence_case,
     split_chunks,
 )
+from refbook.latex import CONTAINERS as _CONTAINERS
 from refbook.latex import (
     SPACE,
     PFmt,
@@ -145,7 +146,7 @@ def _strs(nodes: Iterable[PInline]) -> str:
     for n in nodes:
         if isinstance(n, PStr):
             out.append(n.text)
-        elif isinstance(n, PSpan | PFmt | PQuoted | PLink):
+        elif isinstance(n, _CONTAINERS):
             out.append(_strs(n.children))
     return "".join(out)
 
@@ -196,7 +197,7 @@ def _case_transform(nodes: PInlines, f: Callable[[int, str], str]) -> PInlines:
 
 
 def _walk_spans(nodes: PInlines, f: Callable[[PSpan], PSpan]) -> PInlines:
-    if not any(isinstance(n, PSpan | PFmt | PQuoted | PLink) for n in nodes):
+    if not any(isinstance(n, _CONTAINERS) for n in nodes):
         return nodes
     out: list[PInline] = []
     for n in nodes:
@@ -989,7 +990,7 @@ def _render(nodes: ir.Inlines, ctx: _Render) -> str:
             out.append(_render_text(n.text))
         elif isinstance(n, ir.Span) and n.role == "math":
             out.append(n.key)  # pandoc's CSL-JSON keeps math as TeX
-        elif isinstance(n, ir.Link | ir.Span):
+        elif isinstance(n, (ir.Link, ir.Span)):
             out.append(_render(n.children, ctx))
         elif n.kind == "emph":
             if ctx.italics:

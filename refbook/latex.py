@@ -136,6 +136,11 @@ class PRaw:
 PInline: TypeAlias = PStr | PSpace | PBreak | PSpan | PFmt | PQuoted | PMath | PCode | PLink | PRaw
 PInlines: TypeAlias = tuple[PInline, ...]
 
+#: the nodes that hold others (tuples for isinstance: a ``A | B`` union is built at each test)
+CONTAINERS = (PSpan, PFmt, PQuoted, PLink)
+_CONTAINERS_MATH_CODE = (*CONTAINERS, PMath, PCode)
+_BREAKS = (PSpace, PBreak)
+
 _MERGEABLE = frozenset({"emph", "strong", "underline", "sub", "sup", "strikeout"})
 
 
@@ -171,7 +176,7 @@ class _Many:
             return
         last = items[-1]
         if isinstance(node, PSpace):
-            if isinstance(last, PSpace | PBreak):
+            if isinstance(last, _BREAKS):
                 return
         elif isinstance(node, PBreak):
             if isinstance(last, PSpace):
@@ -498,7 +503,7 @@ def _format_code(nodes: PInlines) -> PInlines:
     out: list[PInline] = []
     run: list[PInline] = []
     for n in nodes:
-        if isinstance(n, PStr | PSpace | PQuoted):
+        if isinstance(n, (PStr, PSpace, PQuoted)):
             run.append(n)
             continue
         if run:
@@ -523,7 +528,7 @@ def map_str(nodes: PInlines, f: Callable[[str], str]) -> PInlines:
     for n in nodes:
         if isinstance(n, PStr):
             out.append(PStr(f(n.text)))
-        elif isinstance(n, PSpan | PFmt | PQuoted | PLink):
+        elif isinstance(n, CONTAINERS):
             kids = map_str(n.children, f)
             if isinstance(n, PSpan):
                 out.append(PSpan(n.cls, kids))
@@ -1291,7 +1296,7 @@ def _query_all(nodes: PInlines, out: list[PInline]) -> None:
     """pandoc's ``query (:[])`` over several paragraphs: every inline, nested ones again."""
     for n in nodes:
         out.append(n)
-        if isinstance(n, PSpan | PFmt | PQuoted | PLink):
+        if isinstance(n, CONTAINERS):
             _query_all(n.children, out)
 
 
@@ -1653,15 +1658,15 @@ def _stringify(nodes: Iterable[PInline], out: list[str]) -> None:
     for n in nodes:
         if isinstance(n, PStr):
             out.append(n.text)
-        elif isinstance(n, PSpace | PBreak):
+        elif isinstance(n, _BREAKS):
             out.append(" ")
-        elif isinstance(n, PCode | PMath):
+        elif isinstance(n, (PCode, PMath)):
             out.append(n.text)
         elif isinstance(n, PQuoted):
             out.append("“" if n.double else "‘")
             _stringify(n.children, out)
             out.append("”" if n.double else "’")
-        elif isinstance(n, PSpan | PFmt | PLink):
+        elif isinstance(n, (PSpan, PFmt, PLink)):
             _stringify(n.children, out)
 
 
@@ -1713,7 +1718,7 @@ def _to_ir(
             buf.append("\n")
         elif _transparent(n, groups_nocase):
             _to_ir(n.children, groups_nocase, out, buf)  # type: ignore[union-attr]
-        elif isinstance(n, PSpan | PFmt | PQuoted | PLink | PMath | PCode):
+        elif isinstance(n, _CONTAINERS_MATH_CODE):
             node = _container_to_ir(n, groups_nocase)
             if node is not None:
                 _flush(out, buf)
@@ -1789,7 +1794,7 @@ def parsed_text(value: str) -> str:
     nodes = parse(value)
     if nodes is None:
         return _fallback_text(value)
-    if all(isinstance(n, PStr | PSpace) for n in nodes):
+    if all(isinstance(n, (PStr, PSpace)) for n in nodes):
         return stringify(nodes).strip()
     return ir.plain(pandoc_to_inlines(nodes, groups_nocase=False)).strip()
 

@@ -154,7 +154,7 @@ def capitalized(ir: Inlines) -> Inlines:
                 out.append(n)
             else:
                 out.append(_with_children(n, walk(n.children))
-                           if isinstance(n, Span | Styled | Link) else n)
+                           if isinstance(n, (Span, Styled, Link)) else n)
         return tuple(out)
 
     return walk(ir)

@@ -111,7 +111,7 @@ def universe(o: Out) -> list[Out]:
         if n is None:
             continue
         out.append(n)
-        if isinstance(n, Fmt | Linked):
+        if isinstance(n, (Fmt, Linked)):
             stack.extend(reversed(n.kids))
         elif isinstance(n, Tag):
             stack.append(n.kid)

@@ -985,7 +985,7 @@ def _text_and_names(o: Out, names: list[Name]) -> str:
         if o.kind == "names" and isinstance(o.data, tuple):
             names.extend(o.data[1])
         return _text_and_names(o.kid, names)
-    assert isinstance(o, Fmt | Linked)
+    assert isinstance(o, (Fmt, Linked))
     return " ".join([_text_and_names(k, names) for k in o.kids])
 
 
