@@ -67,5 +67,5 @@ def _walk(nodes: Inlines, out: list[str], qdepth: int) -> None:
         elif isinstance(n, Span) and n.role == "csl-left-margin":
             _walk(n.children, out, qdepth)
             out.append(" ")
-        elif isinstance(n, Styled | Link | Span):
+        elif isinstance(n, (Styled, Link, Span)):
             _walk(n.children, out, qdepth)
