@@ -64,7 +64,7 @@ from refbook.diagnostics import Code, Diagnostic
 from refbook.gcpause import skip_final_collection
 from refbook.items import Items, items_for, load_items, save_items
 from refbook.models import Location
-from refbook.readers import read_bibliography_deferred
+from refbook.readers import read_bibliography, read_bibliography_deferred
 from refbook.registry import CitationSite, Registry, Resolution
 from refbook.render.html import WORD_JOINER, to_title
 from refbook.render.reference_list import CitingPlace, backlinks, rendered_title
@@ -497,9 +497,11 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self._cache = cachedir.prepare(cache) if cache is not None else None
         self._cache_dir = cache if self._cache is not None and self._cache.usable else None
         # parsed when first used: a build whose checks and resolution come from the cache
-        # folder (keyed by the files' digests) never parses the files
-        self.bibliography = read_bibliography_deferred(self._settings.bib_files,
-                                                       cache_dir=self._cache_dir)
+        # folder (keyed by the files' digests) never parses the files; but `mkdocs serve`
+        # parses them in its first build, so that the first edit of a citation (a new
+        # resolution, which needs the entries) does not wait for it
+        read = read_bibliography if self.command == "serve" else read_bibliography_deferred
+        self.bibliography = read(self._settings.bib_files, cache_dir=self._cache_dir)
         # read afresh every build: an edited .csl file (under `mkdocs serve`) has a new digest
         try:
             self.style = get_style(self._settings.style, locale=self._settings.locale)

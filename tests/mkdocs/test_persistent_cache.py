@@ -154,6 +154,40 @@ def test_a_warm_cache_parses_converts_and_formats_nothing(
     assert site_tree(project.root) == first
 
 
+def test_serve_parses_in_its_first_build_so_that_an_edit_waits_for_no_parse(
+        project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `mkdocs build` with a warm folder parses nothing (above); the first build of `mkdocs
+    # serve` does parse, even then: its first citation edit (a new resolution, which needs the
+    # entries) then parses nothing either
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    make(project)
+    new_process()
+    project.build()  # fills the folder
+    new_process()
+    read: list[int] = []
+    real_read = readers._read_now
+
+    def reading(*args: Any) -> Any:
+        read.append(1)
+        return real_read(*args)
+
+    monkeypatch.setattr(readers, "_read_now", reading)
+
+    def serve_build() -> None:
+        cfg = load_config(config_file=str(project.root / "mkdocs.yml"))
+        cfg.plugins.on_startup(command="serve", dirty=False)
+        build(cfg)
+
+    serve_build()
+    assert read == [1]  # from the folder's parse, in the first build
+    project.page("more.md", PAGES["more.md"] + "\nAnd [@smith2020b].\n")
+    serve_build()
+    assert read == [1]
+    assert "Smith" in (project.root / "site" / "more" / "index.html").read_text(encoding="utf-8")
+
+
 def _logged(project: Project, caplog: pytest.LogCaptureFixture) -> list[str]:
     """What refbook logged during a build of ``project``."""
     caplog.clear()
