@@ -14,7 +14,7 @@ LaTeX source in :attr:`Item.latex` and are converted when something first reads 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from refbook.ir import Inlines
@@ -114,6 +114,8 @@ class Item:
     language: str = ""
     latex: tuple[tuple[str, tuple[str, ...]], ...] = ()
     _hash: int = field(default=0, init=False, repr=False, compare=False)
+    #: the same item with an empty id, made on first use (``anonymous``) and never pickled
+    _anon: Item | None = field(default=None, init=False, repr=False, compare=False)
     #: whether :meth:`tested` records anything (a recording subclass's, in
     #: ``refbook.validate.output``): the engine tests this flag, not a call per ``<choose>``
     logged: ClassVar[bool] = False
@@ -129,6 +131,19 @@ class Item:
                       self.latex))
             object.__setattr__(self, "_hash", h)
         return h
+
+    def anonymous(self) -> Item:
+        """This item without its id (the style engine's memo keys: its output never shows the
+        id), one object per item: each new processor of the same items (a rebuild under
+        ``mkdocs serve``, a Sphinx rebuild) then finds the memo's entries by identity, where a
+        new copy had to be compared with the stored one field by field."""
+        anon = self._anon
+        if anon is None:
+            if not self.id:
+                return self  # no copy: an item pointing to itself would be a reference cycle
+            anon = replace(self, id="")
+            object.__setattr__(self, "_anon", anon)
+        return anon
 
     def __reduce__(self) -> tuple[Callable[..., Item], tuple[object, ...]]:
         # the constructor's arguments only: a cached hash must not travel to another process

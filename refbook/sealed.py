@@ -164,7 +164,7 @@ def _reject(path: Path) -> None:
 #: The value classes cache files hold by the thousand (entries, CSL items, IR nodes, cited
 #: places, diagnostics, validation's facts per entry), by module. Each is a frozen dataclass
 #: with slots whose fields are all ``__init__`` arguments (``Entry._by_name`` excepted: ``__post_init__`` rebuilds it; and
-#: ``Item._hash``, ``Name._hash`` and ``Entry._digest``, computed on first use and never
+#: ``Item._hash``, ``Item._anon``, ``Name._hash`` and ``Entry._digest``, computed on first use and never
 #: stored), so it is
 #: stored as ``cls(*fields)``. The default for slotted dataclasses calls ``dataclasses.fields``
 #: for every object when writing and ``object.__setattr__`` per field when reading: the fast

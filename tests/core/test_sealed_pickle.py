@@ -41,7 +41,7 @@ def test_every_listed_class_is_a_frozen_slotted_dataclass_built_from_its_init_fi
         # a field __init__ does not take must be one __post_init__ rebuilds, or a cache
         # computed on first use (Item's hash: never stored, string hashes vary per process;
         # Entry's validation digest)
-        assert derived == {Entry: ["_by_name", "_digest"], Item: ["_hash"],
+        assert derived == {Entry: ["_by_name", "_digest"], Item: ["_hash", "_anon"],
                            Name: ["_hash"]}.get(cls, []), cls
         assert cls in sealed.dispatch_table(), cls
 

@@ -180,10 +180,9 @@ def _cmp_keys(a: _SortKeys | None, b: _SortKeys | None, desc: list[bool]) -> int
 
 def _anonymous(item: Item) -> Item:
     """``item`` without its id: the engine's output never depends on the id (no CSL variable
-    reads it), so this is the part of memo keys that stands for the item."""
-    from dataclasses import replace
-
-    return replace(item, id="")
+    reads it), so this is the part of memo keys that stands for the item (``Item.anonymous``:
+    the same object for the same item in every processor)."""
+    return item.anonymous()
 
 
 class _ContentKey:
