@@ -222,7 +222,8 @@ class RefbookDomain(Domain):
         syntaxes = page_syntaxes(env)
         # the style's content digest, not its name: an edited .csl file formats the book anew
         style = get_style(s.style, locale=s.locale)
-        key = files_digest([*bibfiles]) + _digest(repr((
+        bib_digest = files_digest([*bibfiles])
+        key = bib_digest + _digest(repr((
             __version__, ENV_VERSION, style.digest, s.backlinks, auto_doc, order, titles, specs,
             s.latin1, syntaxes, s.compat,
             sorted(self.nocite.items()), s.check,
@@ -255,7 +256,7 @@ class RefbookDomain(Domain):
                     nocite=nocite, order=order, titles=titles, backlinks=s.backlinks,
                     cache_dir=str(cache_dir), auto_doc=auto_doc, check=s.check,
                     footsites=self.footsites, syntaxes=syntaxes, compat=s.compat,
-                    nocite_at=nocite_at, nocite_lines=nocite_lines)
+                    nocite_at=nocite_at, nocite_lines=nocite_lines, bib_digest=bib_digest)
             base = s.bibfiles_dir or str(env.srcdir)
             # bibtex_encoding = 'latin-1' declares what the reader's fallback found
             expected = {Code.ENCODING} if s.latin1 else set()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import os
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -24,8 +25,9 @@ from refbook.models import (
     Entry,
     Field,
     Location,
-    fields_from,
+    field_names,
     is_bibtex_file,
+    packed_entry,
 )
 from refbook.readers import chunks
 from refbook.readers.result import ParseResult
@@ -310,10 +312,10 @@ def _unpack(packed: object) -> ParseResult | None:
         return None
     name, entries, diagnostics, strings, preambles = cast("_Packed", packed)
     try:
-        built = tuple(
-            Entry(key, type_, fields_from(name, fields), Location(name, line))
-            for key, type_, line, fields in entries
-        )
+        # the fields are built when first read: an incremental build that re-cites reads
+        # few of them (refbook.models.PackedEntry)
+        built = tuple(packed_entry(name, key, type_, line, fields)
+                      for key, type_, line, fields in entries)
         result = ParseResult(built, tuple(diagnostics), tuple(strings), tuple(preambles))
     except (TypeError, ValueError):
         return None
@@ -446,7 +448,8 @@ def resolve_crossrefs(
     location; ``crossref`` stays.
     """
     entries = list(entries)
-    if not _LINKS & {f.name for e in entries for f in e.fields}:
+    # an entry from the cache names its fields without building them (models.PackedEntry)
+    if _LINKS.isdisjoint(chain.from_iterable(map(field_names, entries))):
         return entries, []
     index = {e.key: e for e in entries}
     done: dict[str, Entry] = {}

@@ -30,7 +30,7 @@ import re
 from typing import TYPE_CHECKING, cast
 
 from refbook import bibcache
-from refbook.models import Entry, Location, fields_from
+from refbook.models import Entry, packed_entry
 from refbook.readers.result import ParseResult
 
 if TYPE_CHECKING:
@@ -248,9 +248,7 @@ def assemble(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
             if prior is not None and _unchanged(prior, type_, line + shift, fields, shift, file):
                 built.append(prior)
                 continue
-            built.append(Entry(k, type_, fields_from(file, fields if not shift else (
-                (name, value, ln + shift) for name, value, ln in fields)),
-                Location(file, line + shift)))
+            built.append(packed_entry(file, k, type_, line, fields, shift))
         if piece_entries:
             placed[(key, shift)] = tuple(built)
             entries.extend(built)
