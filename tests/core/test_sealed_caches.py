@@ -180,6 +180,29 @@ def test_unpicklable_values_and_unwritable_folders_are_only_not_cached(tmp_path:
     blocker.write_text("")
     assert not sealed.dump([1], blocker / "sub" / "f.pickle")
     assert not (tmp_path / "f.pickle").exists()
+    assert not list(tmp_path.glob(".tmp-*"))  # no temporary file left behind
+
+
+def test_a_file_is_written_as_sealed_and_never_held_whole_in_memory(tmp_path: Path) -> None:
+    """``dump`` pickles into the file and works the tag out on the way: the bytes on disk are
+    ``seal(pickled(value))`` all the same, and the pickle is not built in memory first (traced
+    allocations while an 8 MB value is written stay far below its size)."""
+    import tracemalloc
+
+    value = ("big", os.urandom(8 << 20), [1, 2, 3])
+    path = tmp_path / "big.pickle"
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        assert sealed.dump(value, path)
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20, peak  # held whole, it was over 8 MB
+    assert path.read_bytes() == sealed.seal(sealed.pickled(value), label=path.name,
+                                            folder=tmp_path)
+    assert sealed.load(path) == value
 
 
 # -- the key --------------------------------------------------------------------------------------
