@@ -92,6 +92,11 @@ class Lru(Generic[K, V]):
             while len(self._data) > self.size:
                 self._data.popitem(last=False)
 
+    def pop(self, key: K) -> None:
+        """Forget the value kept under ``key`` (if any)."""
+        with self._lock:
+            self._data.pop(key, None)
+
     def in_slot(self, slot: object) -> V | None:
         """The value last put in ``slot``, if still kept."""
         with self._lock:
@@ -179,6 +184,7 @@ def disk_load(cache_dir: Path, key: str) -> object:
     return value[1]
 
 
-def disk_store(cache_dir: Path, key: str, result: object) -> None:
-    """Write ``result`` atomically; any failure (read-only folder, full disk) is ignored."""
-    sealed.dump((_FORMAT, result), cache_dir / f"{key}.pickle")
+def disk_store(cache_dir: Path, key: str, result: object) -> bool:
+    """Write ``result`` atomically; any failure (read-only folder, full disk) is ignored.
+    Whether it was written (or, while writes are deferred, held to be)."""
+    return sealed.dump((_FORMAT, result), cache_dir / f"{key}.pickle")

@@ -233,6 +233,11 @@ def defer_writes() -> None:
             _deferred = {}
 
 
+def deferring() -> bool:
+    """Whether :func:`dump` holds its files back (:func:`defer_writes`) rather than writing."""
+    return _deferred is not None
+
+
 def flush() -> int:
     """Write every file :func:`defer_writes` held back and stop deferring; how many were
     written."""
