@@ -171,12 +171,22 @@ def parse_xml(data: bytes, path: str) -> Node:
     """A CSL or locale file as a tree of :class:`Node` with line numbers (expat: fast, and it
     knows where each element starts). Raises :class:`StyleSyntaxError` for malformed XML."""
     parser = xml.parsers.expat.ParserCreate(namespace_separator="}")
+    # one call per run of text, not per line of it
+    parser.buffer_text = True
     stack: list[Node] = []
     texts: list[list[str]] = []
     root: list[Node] = []
+    # names repeat (a style has a few dozen element and attribute names): stripped once each
+    local: dict[str, str] = {}
+
+    def strip(name: str) -> str:
+        found = local.get(name)
+        if found is None:
+            found = local[name] = _strip(name)
+        return found
 
     def start(name: str, attrs: dict[str, str]) -> None:
-        node = Node(_strip(name), {_strip(k): v for k, v in attrs.items()}, [],
+        node = Node(strip(name), {strip(k): v for k, v in attrs.items()} if attrs else {}, [],
                     parser.CurrentLineNumber)
         if stack:
             stack[-1].children.append(node)
