@@ -162,7 +162,9 @@ def _reject(path: Path) -> None:
 
 
 #: The value classes cache files hold by the thousand (entries, CSL items, IR nodes, cited
-#: places, diagnostics, validation's facts per entry), by module. Each is a frozen dataclass
+#: places, diagnostics, validation's facts per entry, the style engine's output trees that
+#: its memo keeps), by module. Each is a dataclass (frozen, but for the output tree's nodes,
+#: which nothing changes once built)
 #: with slots whose fields are all ``__init__`` arguments (``Entry._by_name`` excepted: ``__post_init__`` rebuilds it; and
 #: ``Item._hash``, ``Item._anon``, ``Name._hash`` and ``Entry._digest``, computed on first use and never
 #: stored), so it is
@@ -178,6 +180,7 @@ _VALUE_CLASSES = {
     "refbook.registry": ("CitationSite", "Resolution"),
     "refbook.diagnostics": ("Diagnostic",),
     "refbook.styles.csl.processor": ("CiteItem",),
+    "refbook.styles.csl.output": ("Formatting", "Lit", "Fmt", "Tag", "Linked"),
     "refbook.validate": ("_Facts",),
     "refbook.validate.keys": ("Signals",),
 }
