@@ -163,13 +163,11 @@ class PackedEntry(Entry):
         file, shift, triples = packed
         fields = fields_from(file, triples if not shift else
                              ((n, v, line + shift) for n, v, line in triples))
-        by_name: dict[str, Field] = {}
-        for f in fields:
-            by_name.setdefault(f.name, f)
         _ENTRY_FIELDS(self, fields)
-        _ENTRY_BY_NAME(self, by_name)
+        _ENTRY_BY_NAME(self, {})
+        Entry.__post_init__(self)  # the by-name table, as Entry builds it
         _PACKED(self, None)
-        return fields if name == "fields" else by_name
+        return fields if name == "fields" else self._by_name
 
     def __contains__(self, name: object) -> bool:
         packed = self._packed

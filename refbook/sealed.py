@@ -215,10 +215,14 @@ def pickled(value: object) -> bytes:
     """``value`` pickled with :func:`dispatch_table` (value classes as ``cls(*fields)``), not
     sealed: what :func:`dump` seals, and what validation's forked workers send back."""
     out = io.BytesIO()
-    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+    _pickle_into(out, value)
+    return out.getvalue()
+
+
+def _pickle_into(file: Any, value: object) -> None:
+    pickler = pickle.Pickler(file, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.dispatch_table = dispatch_table()
     pickler.dump(value)
-    return out.getvalue()
 
 
 #: path -> the value last given to :func:`dump` for it while writes are deferred (None: not)
@@ -293,21 +297,17 @@ def _write(value: object, path: Path) -> bool:
             fh.write(bytes(_TAG))  # the tag's place
             sink = _Sink(fh, mac)
             try:
-                pickler = pickle.Pickler(sink, protocol=pickle.HIGHEST_PROTOCOL)
-                pickler.dispatch_table = dispatch_table()
-                pickler.dump(value)
-            except OSError:
-                raise
-            except Exception:  # unpicklable (or too deep): nothing to cache
-                fh.close()
-                os.unlink(tmp)
-                return False
-            if _HEADER + sink.size > MAX_BYTES:  # load would refuse it
-                fh.close()
-                os.unlink(tmp)
-                return False
-            fh.seek(len(_MAGIC))
-            fh.write(mac.digest())
+                _pickle_into(sink, value)
+            except Exception:  # unpicklable, too deep, or the disk failed: nothing to cache
+                ok = False
+            else:
+                ok = _HEADER + sink.size <= MAX_BYTES  # a bigger file load would refuse
+            if ok:
+                fh.seek(len(_MAGIC))
+                fh.write(mac.digest())
+        if not ok:
+            os.unlink(tmp)
+            return False
         os.replace(tmp, path)
     except OSError:
         with contextlib.suppress(OSError):

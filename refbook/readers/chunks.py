@@ -103,15 +103,13 @@ def _keep(file: str, table: dict[str, Piece],
     version is read by the next process, from the folder, and the pieces of a 20,000-entry
     file held 20 MB through the rest of the build. ``mkdocs serve`` holds its cache writes
     until it stops (``refbook.sealed.defer_writes``): it keeps them in memory."""
-    if (disk is not None and write and not sealed.deferring()
-            and bibcache.disk_store(disk, _disk_key(file), table)):
+    stored = disk is not None and write and bibcache.disk_store(disk, _disk_key(file), table)
+    if stored and not sealed.deferring():
         bibcache.piece_tables.pop(file)
         _placed.pop(file)
-        return
-    bibcache.piece_tables.put(file, cast("dict[str, object]", table))
-    _placed.put(file, placed)
-    if disk is not None and write:
-        bibcache.disk_store(disk, _disk_key(file), table)  # held until the process stops
+    else:
+        bibcache.piece_tables.put(file, cast("dict[str, object]", table))
+        _placed.put(file, placed)
 
 
 def _state(previous: str, strings: tuple[tuple[str, str], ...]) -> str:

@@ -116,12 +116,12 @@ class _WholeWord:
 # words repeat across a bibliography's sort keys (names, years, common title words): each is
 # collated once per process
 @functools.lru_cache(maxsize=1 << 16)
-def _collate_word(w: str) -> tuple[tuple[int, ...], _WholeWord]:
+def _collate_word(w: str) -> tuple[int, ...]:
     """One word of a sort key, compared as pandoc's citeproc compares it: its letters and
     digits by the Unicode Collation Algorithm (Ø next to O, ł next to l, ı after i), then, on a
-    tie, the whole word, punctuation by its DUCET weight ("library:" before "library.")."""
-    key = _collator()
-    return (key("".join(c for c in w.casefold() if c.isalnum())), _WholeWord(w))
+    tie, the whole word (:func:`_whole_word`), punctuation by its DUCET weight ("library:"
+    before "library.")."""
+    return _collator()("".join(c for c in w.casefold() if c.isalnum()))
 
 
 CollatedKey = list[tuple[tuple[int, ...], _WholeWord]] | None
@@ -132,23 +132,21 @@ def _whole_word(w: str) -> _WholeWord:
     return _WholeWord(w)
 
 
-def _collated_key(x: list[str] | None, memo: dict[object, object] | None = None) -> CollatedKey:
+def _collated_key(x: list[str] | None, memo: dict[object, object]) -> CollatedKey:
     """One sort key with each word collated once (comparing must not redo it per comparison).
 
-    With ``memo`` (the style's memo, kept in a host's cache folder) a word's collation key is
-    kept there too: a new build process that sorts words an earlier one sorted neither collates
-    them again nor loads the collation table (pyuca's 1.8 MB DUCET file: 8 ms of a Sphinx
-    citation edit). The whole word's key (:class:`_WholeWord`, for ties) stays computed on
-    demand."""
+    Each word's collation key is kept in ``memo`` (the processor's: the style's, which a host
+    keeps in its cache folder): a new build process that sorts words an earlier one sorted
+    neither collates them again nor loads the collation table (pyuca's 1.8 MB DUCET file: 8 ms
+    of a Sphinx citation edit). The whole word's key (:class:`_WholeWord`, for ties) stays
+    computed on demand."""
     if x is None:
         return None
-    if memo is None:
-        return [_collate_word(w) for w in x]
     out: list[tuple[tuple[int, ...], _WholeWord]] = []
     for w in x:
         primary = memo.get(("uca", w))
         if not isinstance(primary, tuple):
-            primary = memo[("uca", w)] = _collate_word(w)[0]
+            primary = memo[("uca", w)] = _collate_word(w)
         out.append((primary, _whole_word(w)))
     return out
 
@@ -165,7 +163,7 @@ class _SortKeys:
     __slots__ = ("_compute", "_keys", "_memo")
 
     def __init__(self, compute: Callable[[int], list[str] | None], n: int,
-                 memo: dict[object, object] | None = None) -> None:
+                 memo: dict[object, object]) -> None:
         self._compute = compute
         self._keys: list[CollatedKey | _Missing] = [_MISSING] * n
         self._memo = memo
