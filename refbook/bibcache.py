@@ -173,18 +173,27 @@ def cache_dir_from_env() -> Path | None:
     return Path(value) if value else None
 
 
-def disk_load(cache_dir: Path, key: str) -> object:
+def disk_load(cache_dir: Path, key: str, *, version: str | None = None) -> object:
     """The object cached under ``key``, or ``None`` if absent, unreadable or not authentic.
+    ``version``: the one stored with it (:func:`disk_store`); a file of another version is
+    a miss found without unpickling its object.
 
     The caller checks the type: a stale file of another shape is just a miss.
     """
-    value = sealed.load(cache_dir / f"{key}.pickle")
+    path = cache_dir / f"{key}.pickle"
+    value = (sealed.load(path) if version is None else
+             sealed.load(path, header=(_FORMAT, version)))
     if not isinstance(value, tuple) or len(value) != 2 or value[0] != _FORMAT:
         return None
     return value[1]
 
 
-def disk_store(cache_dir: Path, key: str, result: object) -> bool:
+def disk_store(cache_dir: Path, key: str, result: object, *, version: str | None = None) -> bool:
     """Write ``result`` atomically; any failure (read-only folder, full disk) is ignored.
-    Whether it was written (or, while writes are deferred, held to be)."""
-    return sealed.dump((_FORMAT, result), cache_dir / f"{key}.pickle")
+    Whether it was written (or, while writes are deferred, held to be). ``version``: what
+    :func:`disk_load` must be given to read it (e.g. a digest of the content it was made of),
+    one file per ``key`` holding its latest version."""
+    path = cache_dir / f"{key}.pickle"
+    if version is None:
+        return sealed.dump((_FORMAT, result), path)
+    return sealed.dump((_FORMAT, result), path, header=(_FORMAT, version))

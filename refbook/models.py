@@ -202,6 +202,21 @@ def field_names(entry: Entry) -> Iterator[str]:
     return map(_FIELD_NAME_OF, entry.fields)
 
 
+def packed_triples(entry: Entry) -> tuple[str, int, tuple[tuple[str, str, int], ...]] | None:
+    """``(file, line, triples)`` of a :class:`PackedEntry` whose fields were never built: the
+    file of the entry and of every field, the entry's line, each field's (name, value, line),
+    lines where they are now. None for any other entry (read its fields)."""
+    if type(entry) is not PackedEntry:
+        return None
+    packed = entry._packed
+    if packed is None:
+        return None
+    file, shift, triples = packed
+    if shift:
+        triples = tuple((n, v, line + shift) for n, v, line in triples)
+    return file, entry.location.line, triples
+
+
 def packed_entry(file: str, key: str, type_: str, line: int,
                  triples: tuple[tuple[str, str, int], ...], shift: int = 0) -> Entry:
     """``Entry(key, type_, fields_from(file, triples), Location(file, line + shift))``, every

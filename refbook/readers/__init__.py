@@ -28,6 +28,7 @@ from refbook.models import (
     field_names,
     is_bibtex_file,
     packed_entry,
+    packed_triples,
 )
 from refbook.readers import chunks
 from refbook.readers.result import ParseResult
@@ -193,11 +194,10 @@ def _parse_cached(
     if result is not None:
         return result
     if disk is not None:
-        stored = bibcache.disk_load(disk, bibcache.file_slot(name))
-        # one file per .bib file (rewritten on a change, so old versions never pile up), holding
-        # the key of the content it was parsed from
-        loaded = (_unpack(stored[1]) if isinstance(stored, tuple) and len(stored) == 2
-                  and stored[0] == key else None)
+        # one file per .bib file (rewritten on a change, so old versions never pile up), headed
+        # by the key of the content it was parsed from: an older version is not unpickled
+        stored = bibcache.disk_load(disk, bibcache.file_slot(name), version=key)
+        loaded = _unpack(stored) if stored is not None else None
         if loaded is not None:
             bibcache.parsed_files.put(key, loaded, slot=(name, tuple(macros.items())))
             return loaded
@@ -221,7 +221,8 @@ def _parse_cached(
         )
     bibcache.parsed_files.put(key, result, slot=(name, tuple(macros.items())))
     if disk is not None and _packable(result, name):
-        bibcache.disk_store(disk, bibcache.file_slot(name), (key, _PackedLater(result, name)))
+        bibcache.disk_store(disk, bibcache.file_slot(name), _PackedLater(result, name),
+                            version=key)
     return result
 
 
@@ -246,8 +247,16 @@ class _PackedLater:
 
 def _packable(result: ParseResult, name: str) -> bool:
     """Whether :func:`_pack` can store ``result`` (every entry and field read from ``name``)."""
-    return all(e.location.file == name and all(f.location.file == name for f in e.fields)
-               for e in result.entries)
+    return all(_in_file(e, name) for e in result.entries)
+
+
+def _in_file(entry: Entry, name: str) -> bool:
+    """Whether the entry and its fields were read from ``name`` (an entry of the cache folder
+    answers without building its fields)."""
+    packed = packed_triples(entry)
+    if packed is not None:
+        return packed[0] == name
+    return entry.location.file == name and all(f.location.file == name for f in entry.fields)
 
 
 def _normalized(text: str) -> str:
@@ -300,10 +309,12 @@ _Packed = tuple[
 def _pack(result: ParseResult, name: str) -> _Packed | None:
     entries = []
     for e in result.entries:
-        if e.location.file != name or any(f.location.file != name for f in e.fields):
+        if not _in_file(e, name):
             return None
-        entries.append((e.key, e.type, e.location.line,
-                        tuple((f.name, f.value, f.location.line) for f in e.fields)))
+        packed = packed_triples(e)  # an entry of the cache folder, its fields never built
+        entries.append((e.key, e.type, packed[1], packed[2]) if packed is not None else (
+            e.key, e.type, e.location.line,
+            tuple((f.name, f.value, f.location.line) for f in e.fields)))
     return (name, tuple(entries), result.diagnostics, result.strings, result.preambles)
 
 

@@ -79,6 +79,10 @@ _SPECIAL = re.compile(r"@[ \t]*(?:string|preamble|comment)", re.IGNORECASE)
 _placed: bibcache.Lru[str, dict[tuple[str, int], tuple[Entry, ...]]] = bibcache.Lru(64)
 
 
+#: see :func:`assemble`: parsing a piece costs about as much as writing 200 pieces
+_REWRITE_SHARE = 200
+
+
 def _disk_key(file: str) -> str:
     return "chunks-" + bibcache.digest(f"{bibcache.FORMAT}\0{file}".encode("utf-8", "surrogatepass"))
 
@@ -96,15 +100,16 @@ def _table(file: str, disk: Path | None) -> dict[str, Piece]:
 
 def _keep(file: str, table: dict[str, Piece],
           placed: dict[tuple[str, int], tuple[Entry, ...]], disk: Path | None, *,
-          write: bool) -> None:
+          write: bool, on_disk: bool = False) -> None:
     """Keep the pieces of the file's version just read for the next one: in the cache folder
-    (``write``: new pieces were parsed), and in memory unless they were written there now.
-    Written, a one-shot build (``sphinx-build``, ``mkdocs build``) lets them go: the next
-    version is read by the next process, from the folder, and the pieces of a 20,000-entry
-    file held 20 MB through the rest of the build. ``mkdocs serve`` holds its cache writes
-    until it stops (``refbook.sealed.defer_writes``): it keeps them in memory."""
+    (``write``), and in memory unless the folder has them (written now, or ``on_disk``: those
+    of an earlier version, all but a few of them). A one-shot build (``sphinx-build``,
+    ``mkdocs build``) then lets them go: the next version is read by the next process, from the
+    folder, and the pieces of a 20,000-entry file held 20 MB through the rest of the build.
+    ``mkdocs serve`` holds its cache writes until it stops (``refbook.sealed.defer_writes``):
+    it keeps them in memory."""
     stored = disk is not None and write and bibcache.disk_store(disk, _disk_key(file), table)
-    if stored and not sealed.deferring():
+    if (stored or (disk is not None and not write and on_disk)) and not sealed.deferring():
         bibcache.piece_tables.pop(file)
         _placed.pop(file)
     else:
@@ -276,7 +281,13 @@ def assemble(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
 
     if expanded > expansion_budget(len(text)):
         return None  # the whole parse might reach the file's expansion budget: it decides
-    _keep(file, new, placed, disk, write=parsed > 0)
+    # a few new pieces are not worth rewriting the folder's table for (11 MB for a 20,000-entry
+    # file): the next process parses them again. At most 1 in _REWRITE_SHARE of them, and as
+    # few pieces in the folder that this version no longer has (it never grows with versions)
+    on_disk = old is not bibcache.piece_tables.get(file)
+    limit = len(new) // _REWRITE_SHARE
+    few = on_disk and parsed <= limit and len(old) - (len(new) - parsed) <= limit
+    _keep(file, new, placed, disk, write=parsed > 0 and not few, on_disk=on_disk)
     return ParseResult(tuple(entries), (), tuple(strings), tuple(preambles)), parsed
 
 

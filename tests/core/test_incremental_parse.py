@@ -90,6 +90,43 @@ def test_an_edit_reparses_only_the_edited_entry_and_shifts_the_rest(
         assert sum(n.startswith("chunks-") for n in names) == 1
 
 
+def test_a_few_new_pieces_do_not_rewrite_the_folders_table(
+        tmp_path: Path, counted: list[int]) -> None:
+    """The pieces of a big file are not written again for a one-entry edit: the next process
+    parses that entry again instead; more new pieces than the share rewrite the table."""
+    n = 2 * chunks._REWRITE_SHARE  # a share of 2 pieces
+    text = "@string{jabbr = {J. Abbr.}}\n\n" + "".join(entry(i) for i in range(n))
+    path = tmp_path / "refs.bib"
+    cache = tmp_path / "cache"
+    path.write_text(text, encoding="utf-8")
+    fresh()
+    read_bibliography([path], cache_dir=cache)
+    [table] = cache.glob("chunks-*")
+    written = table.read_bytes()
+
+    def edit(*which: int) -> list[int]:
+        """The new version in a new process: the entries each parse read."""
+        new = text
+        for i in which:
+            new = new.replace(entry(i), entry(i, year=1900))
+        path.write_text(new, encoding="utf-8")
+        counted.clear()
+        fresh()
+        bib = read_bibliography([path], cache_dir=cache)
+        parsed = list(counted)
+        assert (bib.entries, bib.diagnostics) == read_fresh(path)
+        return parsed
+
+    assert edit(5) == [1]
+    assert table.read_bytes() == written  # not rewritten for one piece
+    assert edit(5, 9) == [1, 1]  # the first edit's piece again, then the second's
+    assert table.read_bytes() == written
+    # the control: more new pieces than the share rewrite the table, which then has them
+    assert edit(5, 9, 13) == [1, 1, 1]
+    assert table.read_bytes() != written
+    assert edit(5, 9, 13, 17) == [1]
+
+
 def test_a_macro_edit_reparses_the_entries_after_it(tmp_path: Path, counted: list[int]) -> None:
     path = tmp_path / "refs.bib"
     path.write_text(TEXT, encoding="utf-8")

@@ -16,6 +16,7 @@ import pytest
 from refbook import bibcache
 from refbook.models import Entry, PackedEntry, field_names
 from refbook.readers import chunks, read_bibliography
+from refbook.validate import _signature
 from tests.conftest import SEED, TESTDATA
 
 if TYPE_CHECKING:
@@ -55,6 +56,8 @@ def test_a_cache_load_gives_the_entries_of_a_fresh_parse(tmp_path: Path) -> None
             for name in ("title", "author", "crossref", "refbook-ignore", "nosuchfield"):
                 assert (name in e) == (name in f)
             assert list(field_names(e)) == [x.name for x in f.fields]
+            # validation's memo key, made from the packed triples
+            assert _signature(e) == _signature(f)
         if not any("crossref" in f or "xdata" in f for f in fresh.entries):
             assert _built(loaded.entries) == 0  # (crossref resolution reads the fields)
         assert loaded == fresh
@@ -105,8 +108,17 @@ def test_a_packed_entry_replaced_or_shifted_is_a_whole_entry() -> None:
     triples = (("title", "A {B}", 4), ("year", "2020", 5))
     e = packed_entry("f.bib", "k", "article", 3, triples, shift=10)
     assert e.location == Location("f.bib", 13)
-    assert e == Entry("k", "article", fields_from("f.bib", (
+    whole = Entry("k", "article", fields_from("f.bib", (
         ("title", "A {B}", 14), ("year", "2020", 15))), Location("f.bib", 13))
+    # validation's memo key from the triples: that of the built entry, no field built for it
+    assert _signature(e) == _signature(whole)
+    assert e._packed is not None
+    # and it changes with a value or with a field's line within the entry, as the built one's
+    for changed in ((("title", "A {B}", 4), ("year", "2021", 5)),
+                    (("title", "A {B}", 4), ("year", "2020", 6))):
+        assert _signature(packed_entry("f.bib", "k", "article", 3, changed, shift=10)) != (
+            _signature(e))
+    assert e == whole
     other = dataclasses.replace(e, key="z")
     assert other.key == "z"
     assert "year" in other

@@ -107,6 +107,37 @@ def test_seal_round_trip_and_every_kind_of_forgery(tmp_path: Path) -> None:
     assert not list(tmp_path.glob(".tmp-*"))                        # no temporary file left
 
 
+def test_a_headed_file_unpickles_its_value_only_under_its_header(
+        tmp_path: Path, marker: Path) -> None:
+    path = tmp_path / "parse.pickle"
+    shared = ("a string both pickles hold", 42)
+    value = {"entries": [shared, shared], "n": 2}
+    assert sealed.dump(value, path, header=("v1", shared))
+    sealed.take_rejected()
+    # the value's references to the header's objects read back right (one unpickler for both)
+    assert sealed.load(path, header=("v1", shared)) == value
+    # another version: a plain miss, not a rejected file, and the value is never unpickled
+    headed = path.read_bytes()
+    path.write_bytes(headed)
+    assert sealed.load(path, header=("v2", shared)) is None
+    assert sealed.take_rejected() == ()
+    assert sealed.dump(Planted(marker), path, header="v1")  # a value that writes when loaded
+    assert sealed.load(path, header="v0") is None
+    assert not marker.exists()
+    # a forged headed file is rejected before anything is unpickled, as any other
+    path.write_bytes(pickle.dumps("v1") + pickle.dumps(Planted(marker)))
+    assert sealed.load(path, header="v1") is None
+    assert sealed.take_rejected() == (path,)
+    assert not marker.exists()
+    # held back while writes are deferred, written with its header
+    sealed.defer_writes()
+    try:
+        assert sealed.dump(value, path, header="v3")
+    finally:
+        assert sealed.flush() == 1
+    assert sealed.load(path, header="v3") == value
+
+
 def test_a_pipe_or_device_under_a_cache_name_is_a_miss_not_a_hang(tmp_path: Path) -> None:
     import threading
 
@@ -340,6 +371,47 @@ def test_validation_memo_is_reused_with_its_key_only(tmp_path: Path, bib_file: P
     new_process()
     assert check_bibliography(read_bibliography([bib_file]), memo_dir=memo_dir) == first
     assert checked == [0, 3]
+
+
+def _many(n: int, years: dict[int, int]) -> str:
+    return "".join(f"@article{{e{i}, author = {{Doe, Jane}}, title = {{Study {i}}}, "
+                   f"journal = {{J}}, year = {{{years.get(i, 2000)}}}}}\n" for i in range(n))
+
+
+def test_a_few_new_facts_do_not_rewrite_the_validation_memo(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-entry edit of a big file: the next process checks that entry again rather than
+    this one rewriting every entry's facts; more edits than validation's share rewrite it."""
+    bib = tmp_path / "refs.bib"
+    memo_dir = str(tmp_path / "memo")
+    n = 3 * validation._REWRITE_SHARE  # a share of 3 entries
+    bib.write_text(_many(n, {}), encoding="utf-8")
+    new_process()
+    check_bibliography(read_bibliography([bib]), memo_dir=memo_dir)
+    [memo_file] = Path(memo_dir).glob("validation-*.pickle")
+    written = memo_file.read_bytes()
+    checked = count_checked(monkeypatch)
+
+    def check(years: dict[int, int]) -> list[object]:
+        bib.write_text(_many(n, years), encoding="utf-8")
+        new_process()
+        return check_bibliography(read_bibliography([bib]), memo_dir=memo_dir)
+
+    one = check({5: 1990})
+    assert checked == [1]
+    assert memo_file.read_bytes() == written  # not rewritten for one entry
+    assert check({5: 1990}) == one
+    assert checked == [1, 1]  # that entry again: its facts were not kept
+    validation._MEMO.clear()
+    memo._LOADED.clear()
+    assert check_bibliography(read_bibliography([bib])) == one  # as a check without a memo
+    assert checked.pop() == n
+    # the control: more new entries than the share rewrite the file, and a new process reuses it
+    several = check({5: 1990, 6: 1991, 7: 1992, 8: 1993})
+    assert checked == [1, 1, 4]
+    assert memo_file.read_bytes() != written
+    assert check({5: 1990, 6: 1991, 7: 1992, 8: 1993}) == several
+    assert checked == [1, 1, 4, 0]
 
 
 def _cited() -> Registry:
