@@ -192,6 +192,9 @@ def entry_facts(bibliography: Bibliography, config: Config,
                if key not in _MEMO]
     if missing:
         _rules()  # imported before map_entries forks workers: each would import them again
+        from refbook.validate.output import new_pass
+
+        new_pass()  # an edited style file is read again, once (the forks inherit that)
     found = map_entries(_facts, [entry for entry, _ in missing], config)
     for (_, key), facts in zip(missing, found, strict=True):
         _MEMO[key] = facts

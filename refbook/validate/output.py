@@ -49,17 +49,31 @@ def _stamp(style: CslStyle) -> tuple[object, ...]:
     return tuple(out)
 
 
+#: the keys of ``_STYLES`` whose stamp was checked in this pass of validation (:func:`new_pass`):
+#: a check of 20,000 entries asked 10,534 times, and stat-ing the files was 4% of its time
+_CURRENT: set[tuple[str, str]] = set()
+
+
+def new_pass() -> None:
+    """A new pass of validation begins (``refbook.validate.entry_facts``): the style files are
+    looked at again, once, when first asked for."""
+    _CURRENT.clear()
+
+
 def _style_named(name: str) -> CslStyle:
     from refbook.styles import get_style
 
     key = (name, os.getcwd())
     found = _STYLES.get(key)
-    if found is not None and _stamp(found[1]) == found[0]:
+    if found is not None and (key in _CURRENT or _stamp(found[1]) == found[0]):
+        _CURRENT.add(key)
         return found[1]
     style = get_style(name)
     if len(_STYLES) > 64:
         _STYLES.clear()
+        _CURRENT.clear()
     _STYLES[key] = (_stamp(style), style)
+    _CURRENT.add(key)
     return style
 
 

@@ -70,16 +70,33 @@ class _Forgetful(dict):  # type: ignore[type-arg]
         pass
 
 
-def test_an_edited_style_file_is_resolved_again(tmp_path: Path) -> None:
+def test_an_edited_style_file_is_resolved_again_in_the_next_pass(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     csl = tmp_path / "mine.csl"
     shutil.copy(get_style("chicago-author-date").path, csl)
     _forget()
+    output.new_pass()
+    stamps: list[object] = []
+    real = output._stamp
+    monkeypatch.setattr(output, "_stamp", lambda style: stamps.append(style) or real(style))
     first = output._style_named(str(csl))
     assert output._style_named(str(csl)) is first
+    assert output._style_named(str(csl)) is first
+    assert len(stamps) == 1  # a pass looks at the file once, not once per question
     csl.write_text(csl.read_text(encoding="utf-8") + "<!-- edited -->\n", encoding="utf-8")
+    output.new_pass()
     second = output._style_named(str(csl))
     assert second is not first
     assert second.digest != first.digest
+    # what a host's next check (a mkdocs serve rebuild) does: the edit is seen
+    bib = read_bibliography([str(FILES[0])])
+    before = validate(bib, Config(style=str(csl)))
+    csl.write_text(csl.read_text(encoding="utf-8").replace(
+        'text-case="title"', 'text-case="uppercase"'), encoding="utf-8")
+    validation._MEMO.clear()
+    output.output_changes.cache_clear()
+    output._as_written.cache_clear()
+    assert validate(bib, Config(style=str(csl))) != before
 
 
 def _walk(style: Style, test: object) -> bool:
