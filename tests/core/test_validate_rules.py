@@ -271,3 +271,33 @@ def test_year_in_parentheses_at_the_end_of_a_title(tmp_path: Path) -> None:
     assert d.hint == "write title = {Chatbot Arena Conversations} and put 2023 in year"
     assert not [d for d in _check(tmp_path, _misc(title="IEEE Std 754-2019"))
                 if d.code is Code.YEAR_IN_TITLE]
+
+
+def test_title_keys_of_values_without_commands_are_those_of_their_latex_reading() -> None:
+    """``keys.title_key`` compares a value without commands, groups, math or comments as written
+    (its shortcut); on every field of the shared test data the key is the one made from the
+    value's full LaTeX reading (``refbook.latex.parsed_text``, without to_text's own shortcut)."""
+    import re
+    import unicodedata
+
+    from refbook.latex import parsed_text
+    from refbook.validate import keys
+    from tests.conftest import SEED, TESTDATA
+
+    def full(value: str) -> str:
+        text = parsed_text(value)
+        if not text.isascii():
+            text = "".join(c for c in unicodedata.normalize("NFKD", text)
+                           if not unicodedata.combining(c))
+        return re.sub(r"[\W_]+", "", text.lower())
+
+    compared = 0
+    for path in [SEED / "references.raw.bib", *sorted(TESTDATA.rglob("*.bib"))]:
+        for entry in read_bibliography([path]):
+            for f in entry.fields:
+                if not keys._READS_WORDS.search(f.value):
+                    compared += 1
+                    assert keys.title_key(f.value) == full(f.value), (path.name, f.value)
+    assert compared > 10_000
+    # and a value with markup goes through LaTeX: its key drops the command, not its letters
+    assert keys.title_key(r"The {\TeX}book: \emph{na\"ive} -- ``quoted''") == "thetexbooknaivequoted"
