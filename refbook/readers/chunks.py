@@ -109,7 +109,7 @@ def _keep(file: str, table: dict[str, Piece],
     ``mkdocs serve`` holds its cache writes until it stops (``refbook.sealed.defer_writes``):
     it keeps them in memory."""
     stored = disk is not None and write and bibcache.disk_store(disk, _disk_key(file), table)
-    if (stored or (disk is not None and not write and on_disk)) and not sealed.deferring():
+    if (stored or (on_disk and not write)) and not sealed.deferring():
         bibcache.piece_tables.pop(file)
         _placed.pop(file)
     else:

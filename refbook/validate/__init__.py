@@ -26,7 +26,7 @@ from refbook.config import Config
 from refbook.diagnostics import Code
 from refbook.gcpause import paused_gc
 from refbook.memo import code_stamp, load_memo, save_memo
-from refbook.models import Location, PackedEntry
+from refbook.models import Location, packed_triples
 from refbook.validate.report import apply_config
 from refbook.validate.workers import map_entries
 
@@ -134,14 +134,13 @@ def _signature(entry: Entry) -> bytes:
     if found is not None:
         return found
     base = entry.location
-    packed = entry._packed if type(entry) is PackedEntry else None
+    packed = packed_triples(entry)
     if packed is not None:
         # an entry from the cache folder whose fields were never read: the same text from its
         # (name, value, line) triples, every one in the entry's file, without building the
         # fields (a .bib edit's check of 20,000 entries built 164,000 of them for this digest)
-        first = base.line - packed[1]
         rows: tuple[tuple[str, str, object], ...] = tuple(
-            (n, v, line - first) for n, v, line in packed[2])
+            (n, v, line - base.line) for n, v, line in packed[2])
     else:
         rows = tuple((f.name, f.value, f.location.line - base.line
                       if f.location.file == base.file else (f.location.file, f.location.line))
