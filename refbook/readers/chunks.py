@@ -30,6 +30,7 @@ import re
 from typing import TYPE_CHECKING, cast
 
 from refbook import bibcache, sealed
+from refbook.memo import REWRITE_SHARE
 from refbook.models import Entry, packed_entry
 from refbook.readers.result import ParseResult
 
@@ -77,10 +78,6 @@ _SPECIAL = re.compile(r"@[ \t]*(?:string|preamble|comment)", re.IGNORECASE)
 #: they have not moved, so a long process (``mkdocs serve``) neither rebuilds nor holds twice the
 #: entries a one-entry edit leaves alone
 _placed: bibcache.Lru[str, dict[tuple[str, int], tuple[Entry, ...]]] = bibcache.Lru(64)
-
-
-#: see :func:`assemble`: parsing a piece costs about as much as writing 200 pieces
-_REWRITE_SHARE = 200
 
 
 def _disk_key(file: str) -> str:
@@ -282,10 +279,10 @@ def assemble(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
     if expanded > expansion_budget(len(text)):
         return None  # the whole parse might reach the file's expansion budget: it decides
     # a few new pieces are not worth rewriting the folder's table for (11 MB for a 20,000-entry
-    # file): the next process parses them again. At most 1 in _REWRITE_SHARE of them, and as
+    # file): the next process parses them again. At most 1 in REWRITE_SHARE of them, and as
     # few pieces in the folder that this version no longer has (it never grows with versions)
     on_disk = old is not bibcache.piece_tables.get(file)
-    limit = len(new) // _REWRITE_SHARE
+    limit = len(new) // REWRITE_SHARE
     few = on_disk and parsed <= limit and len(old) - (len(new) - parsed) <= limit
     _keep(file, new, placed, disk, write=parsed > 0 and not few, on_disk=on_disk)
     return ParseResult(tuple(entries), (), tuple(strings), tuple(preambles)), parsed

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from refbook.config import Config
 from refbook.diagnostics import Code
 from refbook.gcpause import paused_gc
-from refbook.memo import code_stamp, load_memo, save_memo
+from refbook.memo import REWRITE_SHARE, code_stamp, load_memo, save_memo
 from refbook.models import Location, packed_triples
 from refbook.validate.report import apply_config
 from refbook.validate.workers import map_entries
@@ -206,17 +206,12 @@ def entry_facts(bibliography: Bibliography, config: Config,
                 facts.signals, facts.spellings)
         out[entry.key] = facts
     if memo_file is not None:
-        # a few new facts are not worth rewriting the file for: the next process checks those
-        # entries again instead (at most 1 in _REWRITE_SHARE of them, about what the rewrite
-        # of every entry's facts costs: a .bib edit of 20,000 entries rewrote 20,000 facts,
-        # 0.11 s, to keep one)
+        # a few new facts are not worth rewriting the file for (refbook.memo.REWRITE_SHARE):
+        # the next process checks those entries again (a .bib edit of 20,000 entries rewrote
+        # 20,000 facts, 0.11 s, to keep one)
         save_memo({k: _MEMO[k] for k in used}, memo_file,
-                  changed=computed > len(used) // _REWRITE_SHARE)
+                  changed=computed > len(used) // REWRITE_SHARE)
     return out
-
-
-#: see :func:`entry_facts`: checking an entry costs ~70 times writing its facts
-_REWRITE_SHARE = 200
 
 
 def validate(bibliography: Bibliography, config: Config | None = None, *,

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from refbook import bibcache, readers
+from refbook.memo import REWRITE_SHARE
 from refbook.readers import chunks, read_bibliography
 from refbook.readers.bibtex import ParseResult, parse_bibtex
 
@@ -94,7 +95,7 @@ def test_a_few_new_pieces_do_not_rewrite_the_folders_table(
         tmp_path: Path, counted: list[int]) -> None:
     """The pieces of a big file are not written again for a one-entry edit: the next process
     parses that entry again instead; more new pieces than the share rewrite the table."""
-    n = 2 * chunks._REWRITE_SHARE  # a share of 2 pieces
+    n = 2 * REWRITE_SHARE  # a share of 2 pieces
     text = "@string{jabbr = {J. Abbr.}}\n\n" + "".join(entry(i) for i in range(n))
     path = tmp_path / "refs.bib"
     cache = tmp_path / "cache"

@@ -384,7 +384,7 @@ def test_a_few_new_facts_do_not_rewrite_the_validation_memo(
     this one rewriting every entry's facts; more edits than validation's share rewrite it."""
     bib = tmp_path / "refs.bib"
     memo_dir = str(tmp_path / "memo")
-    n = 3 * validation._REWRITE_SHARE  # a share of 3 entries
+    n = 3 * memo.REWRITE_SHARE  # a share of 3 entries
     bib.write_text(_many(n, {}), encoding="utf-8")
     new_process()
     check_bibliography(read_bibliography([bib]), memo_dir=memo_dir)
