@@ -309,12 +309,16 @@ _Packed = tuple[
 def _pack(result: ParseResult, name: str) -> _Packed | None:
     entries = []
     for e in result.entries:
-        if not _in_file(e, name):
-            return None
         packed = packed_triples(e)  # an entry of the cache folder, its fields never built
-        entries.append((e.key, e.type, packed[1], packed[2]) if packed is not None else (
-            e.key, e.type, e.location.line,
-            tuple((f.name, f.value, f.location.line) for f in e.fields)))
+        if packed is not None:
+            if packed[0] != name:
+                return None
+            entries.append((e.key, e.type, packed[1], packed[2]))
+        elif _in_file(e, name):
+            entries.append((e.key, e.type, e.location.line,
+                            tuple((f.name, f.value, f.location.line) for f in e.fields)))
+        else:
+            return None
     return (name, tuple(entries), result.diagnostics, result.strings, result.preambles)
 
 

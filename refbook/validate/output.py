@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -65,16 +66,14 @@ def _style_named(name: str) -> CslStyle:
 
     key = (name, os.getcwd())
     found = _STYLES.get(key)
-    if found is not None and (key in _CURRENT or _stamp(found[1]) == found[0]):
-        _CURRENT.add(key)
-        return found[1]
-    style = get_style(name)
-    if len(_STYLES) > 64:
-        _STYLES.clear()
-        _CURRENT.clear()
-    _STYLES[key] = (_stamp(style), style)
+    if found is None or (key not in _CURRENT and _stamp(found[1]) != found[0]):
+        style = get_style(name)
+        if len(_STYLES) > 64:
+            _STYLES.clear()
+            _CURRENT.clear()
+        found = _STYLES[key] = (_stamp(style), style)
     _CURRENT.add(key)
-    return style
+    return found[1]
 
 
 class _Reads:
@@ -215,29 +214,28 @@ def _evaluate(style: str, item: Item, reads: _Reads) -> bool:
 
     try:
         processor = _style_named(style or DEFAULT_STYLE).processor([item], memo={})
-        _keep_layouts(processor, reads)
-        try:
+        with _layouts_kept(processor, reads):
             reads.entries = len(processor.bibliography())
-        finally:
-            # the evaluator's own layout again: its wrapper held ``reads``, which holds the
-            # processor (``finish``) — a cycle per render, which validation (the collector
-            # paused) kept to its end: 5,570 renders' processors, layouts and logs, ~35 MB in
-            # each worker of a 20,000-entry check
-            del processor.ev.layout
     except StyleError:
         return False
     return True
 
 
 def _deferred(out: Out) -> Inlines:
-    """A processor's last step, put off (:func:`_keep_layouts`)."""
+    """A processor's last step, put off (:func:`_layouts_kept`)."""
     return ()
 
 
-def _keep_layouts(processor: Processor, reads: _Reads) -> None:
-    """Make ``processor`` keep, in ``reads``, each layout it evaluates with the reads made
-    while evaluating it, and its step from a layout to inlines, which it no longer runs
-    itself (its bibliography's inlines are then empty: the text is ``reads.text()``)."""
+@contextmanager
+def _layouts_kept(processor: Processor, reads: _Reads) -> Iterator[None]:
+    """While inside, make ``processor`` keep, in ``reads``, each layout it evaluates with the
+    reads made while evaluating it; and its step from a layout to inlines, which it no longer
+    runs itself (its bibliography's inlines are then empty: the text is ``reads.text()``).
+
+    On the way out the evaluator's own layout is back: the wrapper holds ``reads``, which
+    holds the processor (``finish``), a cycle per render that validation (the collector
+    paused) kept to its end — 5,570 renders' processors, layouts and logs, ~35 MB in each
+    worker of a 20,000-entry check."""
     evaluator = processor.ev
     evaluate = evaluator.layout
 
@@ -251,6 +249,10 @@ def _keep_layouts(processor: Processor, reads: _Reads) -> None:
     evaluator.layout = layout  # type: ignore[method-assign]
     reads.finish = processor._finish
     processor._finish = _deferred  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        del evaluator.layout
 
 
 def _changed(before: Item, after: Item) -> list[str] | None:
