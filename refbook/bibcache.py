@@ -52,7 +52,7 @@ __all__ = [
 CACHE_DIR_ENV = "REFBOOK_CACHE_DIR"
 
 # Part of every key: a new refbook version or a change of the cached shape starts afresh.
-_FORMAT = f"refbook-bibcache-2/{__version__}"
+_FORMAT = f"refbook-bibcache-3/{__version__}"
 #: the same, public: other caches of parses (``refbook.readers.chunks``) key by it too
 FORMAT = _FORMAT
 
@@ -183,6 +183,11 @@ def disk_load(cache_dir: Path, key: str, *, version: str | None = None) -> objec
     path = cache_dir / f"{key}.pickle"
     value = (sealed.load(path) if version is None else
              sealed.load(path, header=(_FORMAT, version)))
+    if isinstance(value, sealed.Joined):  # stored from sealed.Parts: given back joined
+        head = value.head
+        if not isinstance(head, tuple) or len(head) != 2 or head[0] != _FORMAT:
+            return None
+        return sealed.Joined(head[1], value.items)
     if not isinstance(value, tuple) or len(value) != 2 or value[0] != _FORMAT:
         return None
     return value[1]
@@ -192,8 +197,11 @@ def disk_store(cache_dir: Path, key: str, result: object, *, version: str | None
     """Write ``result`` atomically; any failure (read-only folder, full disk) is ignored.
     Whether it was written (or, while writes are deferred, held to be). ``version``: what
     :func:`disk_load` must be given to read it (e.g. a digest of the content it was made of),
-    one file per ``key`` holding its latest version."""
+    one file per ``key`` holding its latest version. A :class:`refbook.sealed.Parts` is written
+    in parts, and :func:`disk_load` gives it back as a :class:`refbook.sealed.Joined`."""
     path = cache_dir / f"{key}.pickle"
+    value: object = ((_FORMAT, result) if not isinstance(result, sealed.Parts) else
+                     sealed.Parts((_FORMAT, result.head), result.parts))
     if version is None:
-        return sealed.dump((_FORMAT, result), path)
-    return sealed.dump((_FORMAT, result), path, header=(_FORMAT, version))
+        return sealed.dump(value, path)
+    return sealed.dump(value, path, header=(_FORMAT, version))

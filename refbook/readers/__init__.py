@@ -16,7 +16,7 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from refbook import bibcache
+from refbook import bibcache, sealed
 from refbook.diagnostics import Code, Diagnostic
 from refbook.gcpause import paused_gc
 from refbook.models import (
@@ -34,7 +34,7 @@ from refbook.readers import chunks
 from refbook.readers.result import ParseResult
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 __all__ = ["ParseResult", "is_bibtex_file", "parse_bibtex", "read_bibliography",
            "read_bibliography_deferred", "resolve_crossrefs"]
@@ -221,32 +221,20 @@ def _parse_cached(
         )
     bibcache.parsed_files.put(key, result, slot=(name, tuple(macros.items())))
     if disk is not None and _packable(result, name):
-        bibcache.disk_store(disk, bibcache.file_slot(name), _PackedLater(result, name),
-                            version=key)
+        bibcache.disk_store(disk, bibcache.file_slot(name), _stored(result, name), version=key)
     return result
 
 
-def _as_is(value: object) -> object:
-    return value
-
-
-class _PackedLater:
-    """A parse stored in its packed form (:func:`_pack`), packed only when written: a
-    ``mkdocs serve`` process holds its cache writes until it stops, and the packed copy of a
-    20,000-entry file (12 MB) was held beside the parse itself. Loads as the packed tuple."""
-
-    __slots__ = ("name", "result")
-
-    def __init__(self, result: ParseResult, name: str) -> None:
-        self.result = result
-        self.name = name
-
-    def __reduce__(self) -> tuple[Callable[[object], object], tuple[object]]:
-        return (_as_is, (_pack(self.result, self.name),))
+def _stored(result: ParseResult, name: str) -> sealed.Parts:
+    """A parse as the cache folder stores it (plain tuples), packed as it is written,
+    a part at a time: a ``mkdocs serve`` process holds its cache writes until it stops, and
+    the packed copy of a 20,000-entry file (17 MB) was built whole beside the parse itself."""
+    return sealed.Parts((name, result.diagnostics, result.strings, result.preambles),
+                        lambda: sealed.chunked(_packed_entries(result, name)))
 
 
 def _packable(result: ParseResult, name: str) -> bool:
-    """Whether :func:`_pack` can store ``result`` (every entry and field read from ``name``)."""
+    """Whether :func:`_stored` can store ``result`` (every entry and field read from ``name``)."""
     return all(_in_file(e, name) for e in result.entries)
 
 
@@ -296,36 +284,34 @@ def _parse_piece(text: str, file: str, *, macros: Mapping[str, str]) -> ParseRes
 
 
 # On disk a parse is stored as plain tuples: pickling the dataclasses themselves is several times
-# slower both ways (one Python-level ``__setstate__`` per field and location).
-_Packed = tuple[
-    str,
-    tuple[tuple[str, str, int, tuple[tuple[str, str, int], ...]], ...],
-    tuple[Diagnostic, ...],
-    tuple[tuple[str, str], ...],
-    tuple[str, ...],
-]
+# slower both ways (one Python-level ``__setstate__`` per field and location). Its head (file
+# name, diagnostics, @string macros, @preambles), then its entries, in parts (``_stored``).
+_PackedEntry = tuple[str, str, int, tuple[tuple[str, str, int], ...]]
+_Head = tuple[str, tuple[Diagnostic, ...], tuple[tuple[str, str], ...], tuple[str, ...]]
 
 
-def _pack(result: ParseResult, name: str) -> _Packed | None:
-    entries = []
+def _packed_entries(result: ParseResult, name: str) -> Iterator[_PackedEntry]:
+    """The entries of ``result`` as ``(key, type, line, ((name, value, line), ...))``; raises
+    ``ValueError`` at one not read from ``name`` (:func:`_packable` checks first)."""
     for e in result.entries:
         packed = packed_triples(e)  # an entry of the cache folder, its fields never built
         if packed is not None:
             if packed[0] != name:
-                return None
-            entries.append((e.key, e.type, packed[1], packed[2]))
+                raise ValueError(name)
+            yield (e.key, e.type, packed[1], packed[2])
         elif _in_file(e, name):
-            entries.append((e.key, e.type, e.location.line,
-                            tuple((f.name, f.value, f.location.line) for f in e.fields)))
+            yield (e.key, e.type, e.location.line,
+                   tuple((f.name, f.value, f.location.line) for f in e.fields))
         else:
-            return None
-    return (name, tuple(entries), result.diagnostics, result.strings, result.preambles)
+            raise ValueError(name)
 
 
 def _unpack(packed: object) -> ParseResult | None:
-    if not isinstance(packed, tuple) or len(packed) != 5:
+    if not isinstance(packed, sealed.Joined) or not isinstance(packed.head, tuple) \
+            or len(packed.head) != 4:
         return None
-    name, entries, diagnostics, strings, preambles = cast("_Packed", packed)
+    name, diagnostics, strings, preambles = cast("_Head", packed.head)
+    entries = cast("list[_PackedEntry]", packed.items)
     try:
         # the fields are built when first read: an incremental build that re-cites reads
         # few of them (refbook.models.PackedEntry)

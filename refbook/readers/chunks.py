@@ -35,7 +35,7 @@ from refbook.models import Entry, packed_entry
 from refbook.readers.result import ParseResult
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
     from pathlib import Path
 
 __all__ = ["Piece", "assemble", "clear_memory", "remember", "split"]
@@ -54,19 +54,20 @@ Piece = tuple[
 
 
 
-def split(text: str) -> list[tuple[int, str]]:
-    """``text`` cut before every entry line: (first line number, piece text) in order."""
+def split(text: str) -> Iterator[tuple[int, str, bool]]:
+    """``text`` cut before every entry line: (first line number, piece text, whether it is the
+    last piece) in order, one piece at a time (a list of them all is a second copy of the
+    text: 23 MB for a 20,000-entry file)."""
     starts = [m.start() for m in _ENTRY_START.finditer(text)]
     if not starts or starts[0] != 0:
         starts.insert(0, 0)
-    out = []
     line = 1
+    last = len(starts) - 1
     for i, start in enumerate(starts):
-        end = starts[i + 1] if i + 1 < len(starts) else len(text)
+        end = starts[i + 1] if i < last else len(text)
         piece = text[start:end]
-        out.append((line, piece))
+        yield line, piece, i == last
         line += piece.count("\n")
-    return out
 
 
 _BRACES = re.compile(r"[{}]")
@@ -90,9 +91,14 @@ def _table(file: str, disk: Path | None) -> dict[str, Piece]:
         return cast("dict[str, Piece]", found)
     if disk is not None:
         loaded = bibcache.disk_load(disk, _disk_key(file))
-        if isinstance(loaded, dict):
-            return loaded
+        if isinstance(loaded, sealed.Joined) and loaded.head is None:
+            return dict(loaded.items)
     return {}
+
+
+def _stored(table: Callable[[], Iterable[tuple[str, Piece]]]) -> sealed.Parts:
+    """A table's pieces as the cache folder stores them: written in parts."""
+    return sealed.Parts(None, lambda: sealed.chunked(table()))
 
 
 def _keep(file: str, table: dict[str, Piece],
@@ -105,13 +111,18 @@ def _keep(file: str, table: dict[str, Piece],
     folder, and the pieces of a 20,000-entry file held 20 MB through the rest of the build.
     ``mkdocs serve`` holds its cache writes until it stops (``refbook.sealed.defer_writes``):
     it keeps them in memory."""
-    stored = disk is not None and write and bibcache.disk_store(disk, _disk_key(file), table)
+    stored = disk is not None and write and bibcache.disk_store(
+        disk, _disk_key(file), _stored(table.items))
     if (stored or (on_disk and not write)) and not sealed.deferring():
-        bibcache.piece_tables.pop(file)
-        _placed.pop(file)
+        _forget(file)
     else:
         bibcache.piece_tables.put(file, cast("dict[str, object]", table))
         _placed.put(file, placed)
+
+
+def _forget(file: str) -> None:
+    bibcache.piece_tables.pop(file)
+    _placed.pop(file)
 
 
 def _state(previous: str, strings: tuple[tuple[str, str], ...]) -> str:
@@ -170,25 +181,49 @@ def remember(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
     """Keep the pieces of a whole-text parse (``result``), so that the next version of the file
     is assembled from them. Only a clean parse is cut up (see :func:`assemble`); the entries of
     a piece are those whose line falls in it; a piece that holds ``@string``/``@preamble`` is
-    parsed alone (they carry no lines to place them by)."""
+    parsed alone (they carry no lines to place them by).
+
+    A one-shot build with a cache folder writes the pieces there as they are cut, never holding
+    them all (17 MB for a 20,000-entry file, at the peak of its cold build); a long process
+    (``mkdocs serve``) or one without a folder keeps them in memory."""
     if result.diagnostics:
         return
-    table: dict[str, Piece] = {}
+    if disk is not None and not sealed.deferring() and bibcache.disk_store(
+            disk, _disk_key(file), _stored(lambda: _pieces(text, file, macros, result, None))):
+        _forget(file)
+        return
     placed: dict[tuple[str, int], tuple[Entry, ...]] = {}
+    try:
+        table = dict(_pieces(text, file, macros, result, placed))
+    except _DeclinedError:
+        return
+    # not written again when the write above failed (a read-only folder): kept in memory
+    _keep(file, table, placed, disk, write=disk is not None and sealed.deferring())
+
+
+class _DeclinedError(Exception):
+    """A piece that holds ``@string``/``@preamble``/``@comment`` does not read cleanly alone:
+    the file's pieces are not kept (the write of those cut so far is abandoned)."""
+
+
+def _pieces(text: str, file: str, macros: Mapping[str, str], result: ParseResult,
+            placed: dict[tuple[str, int], tuple[Entry, ...]] | None,
+            ) -> Iterator[tuple[str, Piece]]:
+    """The pieces of :func:`remember` one by one, and into ``placed`` (unless ``None``) the
+    entries of ``result`` each piece of entries holds, by (piece key, line shift)."""
     visible = dict(macros)
     state = _initial_state(macros)
     entries = result.entries
     at = 0
-    pieces = split(text)
-    for i, (first, piece_text) in enumerate(pieces):
-        end = pieces[i + 1][0] if i + 1 < len(pieces) else None
+    for first, piece_text, last in split(text):
+        end = None if last else first + piece_text.count("\n")  # the next piece's first line
         key = _piece_key(piece_text, state)
         if _SPECIAL.search(piece_text):  # parsed alone, with its @comment check
             from refbook.readers.bibtex import parse_bibtex
 
             piece = _parse_piece(piece_text, file, visible, parse_bibtex)
             if piece is None:
-                return
+                raise _DeclinedError
             # skip the whole parse's entries of this piece (a piece parsed alone has them)
             while at < len(entries) and (end is None or entries[at].location.line < end):
                 at += 1
@@ -206,9 +241,9 @@ def remember(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
                              tuple((f.name, f.value, f.location.line - shift) for f in e.fields)))
                 at += 1
             piece = (tuple(mine), (), ())
-            placed[(key, shift)] = entries[start:at]
-        table[key] = piece
-    _keep(file, table, placed, disk, write=True)
+            if placed is not None:
+                placed[(key, shift)] = entries[start:at]
+        yield key, piece
 
 
 def assemble(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
@@ -235,7 +270,7 @@ def assemble(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
     before = _placed.get(file) or {}
     held = {e.key: e for e in last} if last and not before else {}
     placed: dict[tuple[str, int], tuple[Entry, ...]] = {}
-    for first, piece_text in split(text):
+    for first, piece_text, _ in split(text):
         key = _piece_key(piece_text, state)
         piece = new.get(key) or old.get(key)
         if piece is None:
