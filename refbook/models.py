@@ -217,6 +217,44 @@ def packed_triples(entry: Entry) -> tuple[str, int, tuple[tuple[str, str, int], 
     return file, entry.location.line, triples
 
 
+def packed_relative(entry: Entry, shift: int) -> tuple[tuple[str, str, int], ...] | None:
+    """For a :class:`PackedEntry` whose fields were never built: each field's (name, value,
+    line - ``shift``), its own triples when they are counted from that very line (no copy);
+    ``None`` for any other entry (read its fields)."""
+    if type(entry) is not PackedEntry:
+        return None
+    packed = entry._packed
+    if packed is None:
+        return None
+    own_shift, own = packed[1], packed[2]
+    if own_shift == shift:
+        return own
+    move = own_shift - shift
+    return tuple((n, v, line + move) for n, v, line in own)
+
+
+def packed_same_fields(entry: Entry, file: str, triples: Iterable[tuple[str, str, int]],
+                       shift: int) -> bool | None:
+    """For a :class:`PackedEntry` whose fields were never built: whether its fields are
+    ``triples`` (name, value, line + ``shift``) read from ``file``, answered from its own
+    triples without building a field; ``None`` for any other entry (compare its fields). An
+    edit of a 20,000-entry file under ``mkdocs serve`` compared every unchanged entry
+    with its piece, and built 164,000 fields (20 MB) to do so."""
+    if type(entry) is not PackedEntry:
+        return None
+    packed = entry._packed
+    if packed is None:
+        return None
+    own_file, own_shift, own = packed
+    if own_file != file:
+        return False
+    mine = tuple(triples)
+    if len(own) != len(mine):
+        return False
+    return all(n == name and v == value and ln + own_shift == line + shift
+               for (n, v, ln), (name, value, line) in zip(own, mine, strict=True))
+
+
 def packed_entry(file: str, key: str, type_: str, line: int,
                  triples: tuple[tuple[str, str, int], ...], shift: int = 0) -> Entry:
     """``Entry(key, type_, fields_from(file, triples), Location(file, line + shift))``, every

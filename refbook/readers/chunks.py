@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from refbook import bibcache, sealed
 from refbook.memo import REWRITE_SHARE
-from refbook.models import Entry, packed_entry
+from refbook.models import Entry, packed_entry, packed_relative, packed_same_fields
 from refbook.readers.result import ParseResult
 
 if TYPE_CHECKING:
@@ -51,6 +51,38 @@ Piece = tuple[
     tuple[tuple[str, str], ...],
     tuple[str, ...],
 ]
+
+
+class _Placed(NamedTuple):
+    """A piece of entries as a table held in memory keeps it: the entries it was read into
+    where it started (``shift``: its first line - 1). The piece itself is what they read as
+    (:func:`_full`): a table of pieces beside the entries they were read into was a second
+    copy of every field (43 MB for a 20,000-entry file under ``mkdocs serve``)."""
+
+    shift: int
+    entries: tuple[Entry, ...]
+
+
+def _full(found: Piece | _Placed) -> Piece:
+    """The piece ``found`` stands for."""
+    if not isinstance(found, _Placed):
+        return found
+    shift = found.shift
+    out = []
+    for e in found.entries:
+        triples = packed_relative(e, shift)
+        if triples is None:
+            triples = tuple((f.name, f.value, f.location.line - shift) for f in e.fields)
+        out.append((e.key, e.type, e.location.line - shift, triples))
+    return (tuple(out), (), ())
+
+
+def _value_chars(e: Entry) -> int:
+    """The characters of the entry's field values (fields not built for it)."""
+    triples = packed_relative(e, 0)
+    if triples is not None:
+        return sum(len(v) for _, v, _ in triples)
+    return sum(len(f.value) for f in e.fields)
 
 
 
@@ -85,10 +117,10 @@ def _disk_key(file: str) -> str:
     return "chunks-" + bibcache.digest(f"{bibcache.FORMAT}\0{file}".encode("utf-8", "surrogatepass"))
 
 
-def _table(file: str, disk: Path | None) -> dict[str, Piece]:
+def _table(file: str, disk: Path | None) -> dict[str, Piece | _Placed]:
     found = bibcache.piece_tables.get(file)
     if found is not None:
-        return cast("dict[str, Piece]", found)
+        return cast("dict[str, Piece | _Placed]", found)
     if disk is not None:
         loaded = bibcache.disk_load(disk, _disk_key(file))
         if isinstance(loaded, sealed.Joined) and loaded.head is None:
@@ -96,12 +128,12 @@ def _table(file: str, disk: Path | None) -> dict[str, Piece]:
     return {}
 
 
-def _stored(table: Callable[[], Iterable[tuple[str, Piece]]]) -> sealed.Parts:
-    """A table's pieces as the cache folder stores them: written in parts."""
-    return sealed.Parts(None, lambda: sealed.chunked(table()))
+def _stored(table: Callable[[], Iterable[tuple[str, Piece | _Placed]]]) -> sealed.Parts:
+    """A table's pieces as the cache folder stores them: written in parts, each piece whole."""
+    return sealed.Parts(None, lambda: sealed.chunked((k, _full(v)) for k, v in table()))
 
 
-def _keep(file: str, table: dict[str, Piece],
+def _keep(file: str, table: dict[str, Piece | _Placed],
           placed: dict[tuple[str, int], tuple[Entry, ...]], disk: Path | None, *,
           write: bool, on_disk: bool = False) -> None:
     """Keep the pieces of the file's version just read for the next one: in the cache folder
@@ -194,9 +226,11 @@ def remember(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
         return
     placed: dict[tuple[str, int], tuple[Entry, ...]] = {}
     try:
-        table = dict(_pieces(text, file, macros, result, placed))
+        table: dict[str, Piece | _Placed] = dict(_pieces(text, file, macros, result, placed))
     except _DeclinedError:
         return
+    for (key, shift), entries in placed.items():  # pieces of entries: held as their entries
+        table[key] = _Placed(shift, entries)
     # not written again when the write above failed (a read-only folder): kept in memory
     _keep(file, table, placed, disk, write=disk is not None and sealed.deferring())
 
@@ -258,7 +292,7 @@ def assemble(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
     old = _table(file, disk)
     if not old:
         return None
-    new: dict[str, Piece] = {}
+    new: dict[str, Piece | _Placed] = {}
     parsed = 0
     visible = dict(macros)
     state = _initial_state(macros)
@@ -272,16 +306,27 @@ def assemble(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
     placed: dict[tuple[str, int], tuple[Entry, ...]] = {}
     for first, piece_text, _ in split(text):
         key = _piece_key(piece_text, state)
-        piece = new.get(key) or old.get(key)
-        if piece is None:
-            piece = _parse_piece(piece_text, file, visible, parse)
-            parsed += 1
-            if piece is None:
-                return None
-        new[key] = piece
-        piece_entries, piece_strings, piece_preambles = piece
         shift = first - 1
+        found = new.get(key) or old.get(key)
+        if found is None:
+            found = _parse_piece(piece_text, file, visible, parse)
+            parsed += 1
+            if found is None:
+                return None
         same = before.get((key, shift))
+        if same is not None and isinstance(found, _Placed):
+            # the entries this piece gave at this very place last time: re-used as they are
+            for e in same:
+                if e.key in keys:  # the whole parse reports the second one
+                    return None
+                keys.add(e.key)
+                expanded += _value_chars(e)
+            new[key] = _Placed(shift, same)
+            placed[(key, shift)] = same
+            entries.extend(same)
+            continue
+        piece = _full(found)
+        piece_entries, piece_strings, piece_preambles = piece
         built: list[Entry] = []
         for n, (k, type_, line, fields) in enumerate(piece_entries):
             if k in keys:  # the whole parse reports the second one
@@ -300,6 +345,9 @@ def assemble(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
         if piece_entries:
             placed[(key, shift)] = tuple(built)
             entries.extend(built)
+        # held in memory as its entries (a piece of @string/@preamble as it is)
+        new[key] = _Placed(shift, tuple(built)) if piece_entries and not (
+            piece_strings or piece_preambles) else piece
         if piece_strings:
             for name, value in piece_strings:
                 if name.lower() in visible and visible[name.lower()] != macros.get(name.lower()):
@@ -326,8 +374,12 @@ def assemble(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
 def _unchanged(entry: Entry, type_: str, line: int,
                fields: tuple[tuple[str, str, int], ...], shift: int, file: str) -> bool:
     """Whether ``entry`` is what a piece's entry (``type_``, ``fields``) reads as at ``line``."""
-    if (entry.type != type_ or entry.location.line != line or entry.location.file != file
-            or len(entry.fields) != len(fields)):
+    if entry.type != type_ or entry.location.line != line or entry.location.file != file:
+        return False
+    same = packed_same_fields(entry, file, fields, shift)
+    if same is not None:
+        return same
+    if len(entry.fields) != len(fields):
         return False
     return all(f.name == name and f.value == value and f.location.line == ln + shift
                and f.location.file == file

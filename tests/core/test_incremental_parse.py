@@ -13,6 +13,7 @@ import pytest
 
 from refbook import bibcache, readers
 from refbook.memo import REWRITE_SHARE
+from refbook.models import packed_triples
 from refbook.readers import chunks, read_bibliography
 from refbook.readers.bibtex import ParseResult, parse_bibtex
 
@@ -289,6 +290,8 @@ def test_an_edit_after_a_cache_folder_read_reuses_the_unchanged_entries(tmp_path
     first = read_bibliography([str(path)], cache_dir=str(cache))
     path.write_text(TEXT.replace("Title 20", "Title twenty"), encoding="utf-8")
     second = read_bibliography([str(path)], cache_dir=str(cache))
+    # each compared with its piece without building its fields (they are read when asked for)
+    assert [e.key for e in second.entries if packed_triples(e) is None] == []
     kept = [k for k in ("key3", "key19", "key21", "key49") if second.get(k) is first.get(k)]
     assert kept == ["key3", "key19", "key21", "key49"]
     assert second.get("key20") is not first.get("key20")
@@ -362,7 +365,8 @@ def test_a_cold_read_with_a_cache_folder_never_holds_its_pieces_or_a_packed_copy
     assert bibcache.piece_tables.get(name) is None  # a one-shot build holds nothing after
     from_disk = chunks._table(name, disk)
     held = peak(lambda: chunks.remember(text, name, {}, None, result))
-    assert chunks._table(name, None) == from_disk  # the same pieces, kept in memory
+    kept = chunks._table(name, None)  # the same pieces, kept in memory (as their entries)
+    assert {key: chunks._full(piece) for key, piece in kept.items()} == from_disk
     assert len(from_disk) == 3001  # the @string's piece and each entry's
     assert streamed * 3 < held, (streamed, held)
     fresh()
@@ -375,3 +379,29 @@ def test_a_cold_read_with_a_cache_folder_never_holds_its_pieces_or_a_packed_copy
     loaded = readers._unpack(bibcache.disk_load(disk, "parts"))
     assert loaded is not None
     assert loaded.entries == result.entries
+
+
+def test_a_long_process_holds_its_pieces_as_the_entries_they_were_read_into(
+        tmp_path: Path) -> None:
+    """In memory (``mkdocs serve``), a piece of entries is held as the entries it was read into,
+    not as a second copy of their fields; what it stands for is the piece a new process reads
+    from the cache folder, after edits too (one re-parsed, one moving every entry)."""
+    path = tmp_path / "refs.bib"
+    versions = [TEXT, TEXT.replace("Title 20", "Title twenty"), "\n\n" + TEXT]
+    fresh()
+    kept = []
+    for text in versions:  # one long process, no cache folder
+        path.write_text(text, encoding="utf-8")
+        bib = read_bibliography([str(path)])
+        table = bibcache.piece_tables.get(str(path))
+        assert table is not None
+        held = [e for piece in table.values() if isinstance(piece, chunks._Placed)
+                for e in piece.entries]
+        assert len(held) == 50
+        assert {id(e) for e in held} == {id(e) for e in bib.entries}  # the very objects
+        kept.append({key: chunks._full(piece) for key, piece in table.items()})
+    for n, text in enumerate(versions):  # each a new process, with a cache folder
+        path.write_text(text, encoding="utf-8")
+        fresh()
+        read_bibliography([str(path)], cache_dir=str(tmp_path / f"cache{n}"))
+        assert kept[n] == chunks._table(str(path), tmp_path / f"cache{n}")
