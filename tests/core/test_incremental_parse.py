@@ -191,6 +191,43 @@ def test_pieces_read_as_the_whole_file_on_real_files(path: Path) -> None:
     if assembled is not None:
         assert assembled[0] == expected
         assert assembled[1] <= 2
+    # the same edit read from its bytes (new pieces decoded alone): the same answer
+    chunks.clear_memory()
+    chunks.remember(text, name, {}, None, whole)
+    from_bytes = chunks.assemble(edited.encode("utf-8", "surrogatepass"), name, {}, None,
+                                 parse_bibtex)
+    assert (from_bytes is None) == (assembled is None)
+    if from_bytes is not None:
+        assert from_bytes[0] == expected
+
+
+SPACES = [chr(c) for c in range(0x110000) if re.match(r"\s", chr(c))]
+
+
+@pytest.mark.parametrize("path", sorted(CORPUS.rglob("*.bib")), ids=lambda p: p.name)
+def test_bytes_are_cut_where_their_text_is(path: Path) -> None:
+    text = path.read_bytes().decode("utf-8", errors="replace").replace("\r\n", "\n")
+    assert [(line, piece.encode("utf-8", "surrogatepass"), last)
+            for line, piece, last in chunks.split(text)] == list(
+        chunks.split_bytes(text.encode("utf-8", "surrogatepass")))
+
+
+def test_bytes_are_cut_where_their_text_is_around_every_kind_of_space() -> None:
+    """A text's ``\\s`` is more than ASCII whitespace (U+001C-U+001F, U+0085, U+00A0, the
+    Unicode spaces): a type or key spelled with one is no entry line, in bytes as in text."""
+    assert len(SPACES) == 29
+    rng = random.Random(5)
+    lines = []
+    for i, space in enumerate(SPACES):
+        lines += [f"@art{space}icle{{k{i}, title = {{a{space}b}}}}",
+                  f"@{space}book{{b{i},}}", f"{space}@misc{{m{i},}}", f"@misc{space}{{s{i},}}",
+                  f"@misc{{é{i}, note = {{ü}}}}", f"@{rng.choice('αβγ')}x{{u{i},}}"]
+    rng.shuffle(lines)
+    text = "\n".join(lines) + "\n"
+    cuts = list(chunks.split(text))
+    assert 2 * len(SPACES) < len(cuts) < len(lines)  # some lines start entries, some do not
+    assert [(line, piece.encode("utf-8"), last) for line, piece, last in cuts] == list(
+        chunks.split_bytes(text.encode("utf-8")))
 
 
 def test_a_long_process_keeps_one_version_of_each_file_in_memory(tmp_path: Path) -> None:
@@ -405,3 +442,43 @@ def test_a_long_process_holds_its_pieces_as_the_entries_they_were_read_into(
         fresh()
         read_bibliography([str(path)], cache_dir=str(tmp_path / f"cache{n}"))
         assert kept[n] == chunks._table(str(path), tmp_path / f"cache{n}")
+
+
+def test_a_plain_utf8_edit_is_assembled_from_its_bytes_decoding_only_new_pieces(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``.bib`` edit of a plain UTF-8 file (no carriage return, no byte-order mark) never
+    decodes the whole file: the pieces are cut from its bytes and only the new ones decoded
+    (counted). A file with CRLF line ends is decoded and normalized as before (the control);
+    a new piece that is not UTF-8 leaves the read to the whole file, which says so."""
+    decoded: list[int] = []
+    real = readers._decode
+
+    def counting(data: bytes, name: str) -> tuple[str, object]:
+        decoded.append(len(data))
+        return real(data, name)  # type: ignore[return-value]
+
+    monkeypatch.setattr(readers, "_decode", counting)
+    path = tmp_path / "refs.bib"
+    for crlf in (False, True):
+        text = TEXT.replace("\n", "\r\n") if crlf else TEXT
+        fresh()
+        path.write_bytes(text.encode("utf-8"))
+        read_bibliography([str(path)], cache_dir=str(tmp_path / f"cache{crlf}"))
+        assert len(decoded) == 1  # the first read: the whole text
+        decoded.clear()
+        path.write_bytes(text.replace("Title 20", "Títle 20").encode("utf-8"))
+        fresh()  # a new process, with the cache folder
+        bib = read_bibliography([str(path)], cache_dir=str(tmp_path / f"cache{crlf}"))
+        assert bib.get("key20").get("title") == "Títle 20"
+        assert len(decoded) == int(crlf)
+        decoded.clear()
+        assert bib.entries == read_fresh(path)[0]
+        decoded.clear()
+    path.write_bytes(TEXT.encode("utf-8"))
+    fresh()
+    read_bibliography([str(path)])
+    path.write_bytes(TEXT.replace("Title 20", "Title \xe9 20").encode("latin-1"))
+    bib = read_bibliography([str(path)])
+    assert [d.code.slug for d in bib.diagnostics] == ["encoding"]
+    assert bib.get("key20").get("title") == "Title \xe9 20"  # read as Latin-1, and said
+    assert len(bib.entries) == 50
