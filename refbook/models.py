@@ -217,6 +217,17 @@ def packed_triples(entry: Entry) -> tuple[str, int, tuple[tuple[str, str, int], 
     return file, entry.location.line, triples
 
 
+def packed_of(entry: Entry) -> tuple[str, int, tuple[tuple[str, str, int], ...]] | None:
+    """``(file, shift, triples)`` of a :class:`PackedEntry` whose fields were never built, as
+    it holds them: each field's ``(name, value, line)``, its line where it is now being
+    ``line + shift`` (and the entry's ``entry.location.line``). ``None`` for any other entry
+    (read its fields). Cheaper than :func:`packed_triples` when the lines are not needed as
+    they are now: no triple is made."""
+    if type(entry) is not PackedEntry:
+        return None
+    return entry._packed
+
+
 def packed_relative(entry: Entry, shift: int) -> tuple[tuple[str, str, int], ...] | None:
     """For a :class:`PackedEntry` whose fields were never built: each field's (name, value,
     line - ``shift``), its own triples when they are counted from that very line (no copy);

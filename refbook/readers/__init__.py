@@ -28,7 +28,7 @@ from refbook.models import (
     field_names,
     is_bibtex_file,
     packed_entry,
-    packed_triples,
+    packed_of,
 )
 from refbook.readers import chunks
 from refbook.readers.result import ParseResult
@@ -260,7 +260,7 @@ def _packable(result: ParseResult, name: str) -> bool:
 def _in_file(entry: Entry, name: str) -> bool:
     """Whether the entry and its fields were read from ``name`` (an entry of the cache folder
     answers without building its fields)."""
-    packed = packed_triples(entry)
+    packed = packed_of(entry)
     if packed is not None:
         return packed[0] == name
     return entry.location.file == name and all(f.location.file == name for f in entry.fields)
@@ -304,23 +304,27 @@ def _parse_piece(text: str, file: str, *, macros: Mapping[str, str]) -> ParseRes
 
 # On disk a parse is stored as plain tuples: pickling the dataclasses themselves is several times
 # slower both ways (one Python-level ``__setstate__`` per field and location). Its head (file
-# name, diagnostics, @string macros, @preambles), then its entries, in parts (``_stored``).
-_PackedEntry = tuple[str, str, int, tuple[tuple[str, str, int], ...]]
+# name, diagnostics, @string macros, @preambles), then its entries, in parts (``_stored``):
+# (key, type, line, ((name, value, line), ...), shift), every line being ``line + shift`` (an
+# entry assembled from a piece keeps the piece's triples, counted from its first line: they
+# are stored as they are, not copied at their lines).
+_PackedEntry = tuple[str, str, int, tuple[tuple[str, str, int], ...], int]
 _Head = tuple[str, tuple[Diagnostic, ...], tuple[tuple[str, str], ...], tuple[str, ...]]
 
 
 def _packed_entries(result: ParseResult, name: str) -> Iterator[_PackedEntry]:
-    """The entries of ``result`` as ``(key, type, line, ((name, value, line), ...))``; raises
-    ``ValueError`` at one not read from ``name`` (:func:`_packable` checks first)."""
+    """The entries of ``result`` as :data:`_PackedEntry`; raises ``ValueError`` at one not read
+    from ``name`` (:func:`_packable` checks first)."""
     for e in result.entries:
-        packed = packed_triples(e)  # an entry of the cache folder, its fields never built
+        packed = packed_of(e)  # an entry of the cache folder, its fields never built
         if packed is not None:
-            if packed[0] != name:
+            file, shift, triples = packed
+            if file != name:
                 raise ValueError(name)
-            yield (e.key, e.type, packed[1], packed[2])
+            yield (e.key, e.type, e.location.line - shift, triples, shift)
         elif _in_file(e, name):
             yield (e.key, e.type, e.location.line,
-                   tuple((f.name, f.value, f.location.line) for f in e.fields))
+                   tuple((f.name, f.value, f.location.line) for f in e.fields), 0)
         else:
             raise ValueError(name)
 
@@ -334,8 +338,8 @@ def _unpack(packed: object) -> ParseResult | None:
     try:
         # the fields are built when first read: an incremental build that re-cites reads
         # few of them (refbook.models.PackedEntry)
-        built = tuple(packed_entry(name, key, type_, line, fields)
-                      for key, type_, line, fields in entries)
+        built = tuple(packed_entry(name, key, type_, line, fields, shift)
+                      for key, type_, line, fields, shift in entries)
         result = ParseResult(built, tuple(diagnostics), tuple(strings), tuple(preambles))
     except (TypeError, ValueError):
         return None

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, AnyStr, NamedTuple, cast
 
 from refbook import bibcache, sealed
 from refbook.memo import REWRITE_SHARE
-from refbook.models import Entry, packed_entry, packed_relative, packed_same_fields
+from refbook.models import Entry, packed_entry, packed_of, packed_relative, packed_same_fields
 from refbook.readers.result import ParseResult
 
 if TYPE_CHECKING:
@@ -50,6 +50,11 @@ _UNICODE_SPACES = rb"\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]
 _ENTRY_START_BYTES = re.compile(
     rb"^[ \t]*@[ \t]*(?:(?!" + _UNICODE_SPACES + rb")[^\s\x1c-\x1f\"#%'(),={}@])+[ \t]*[{(]",
     re.MULTILINE)
+# What :func:`_cut` looks for: the same, from the ``@`` (a pattern that starts with a literal
+# is searched for by that character: five times faster over 12 MB than one that starts with
+# ``^``, tried at every position); the line before it must be blank
+_ENTRY_AT = re.compile(_ENTRY_START.pattern.removeprefix("^[ \\t]*"))
+_ENTRY_AT_BYTES = re.compile(_ENTRY_START_BYTES.pattern.removeprefix(b"^[ \\t]*"))
 _COMMENT = re.compile(r"@[ \t]*comment[ \t]*([{(]?)", re.IGNORECASE)
 
 #: A parsed piece: entries as plain tuples with lines counted from the piece's first line
@@ -87,9 +92,9 @@ def _full(found: Piece | _Placed) -> Piece:
 
 def _value_chars(e: Entry) -> int:
     """The characters of the entry's field values (fields not built for it)."""
-    triples = packed_relative(e, 0)
-    if triples is not None:
-        return sum(len(v) for _, v, _ in triples)
+    packed = packed_of(e)
+    if packed is not None:
+        return sum(len(v) for _, v, _ in packed[2])
     return sum(len(f.value) for f in e.fields)
 
 
@@ -98,18 +103,18 @@ def split(text: str) -> Iterator[tuple[int, str, bool]]:
     """``text`` cut before every entry line: (first line number, piece text, whether it is the
     last piece) in order, one piece at a time (a list of them all is a second copy of the
     text: 23 MB for a 20,000-entry file)."""
-    return _cut(text, _ENTRY_START, "\n")
+    return _cut(text, _ENTRY_AT, "\n", " \t")
 
 
 def split_bytes(data: bytes) -> Iterator[tuple[int, bytes, bool]]:
     """:func:`split` on the UTF-8 bytes of a text: the same cuts, each piece the bytes of
     the text's piece."""
-    return _cut(data, _ENTRY_START_BYTES, b"\n")
+    return _cut(data, _ENTRY_AT_BYTES, b"\n", b" \t")
 
 
-def _cut(text: AnyStr, start: re.Pattern[AnyStr], newline: AnyStr,
+def _cut(text: AnyStr, entry_at: re.Pattern[AnyStr], newline: AnyStr, blank: AnyStr,
          ) -> Iterator[tuple[int, AnyStr, bool]]:
-    starts = [m.start() for m in start.finditer(text)]
+    starts = _starts(text, entry_at, newline, blank)
     if not starts or starts[0] != 0:
         starts.insert(0, 0)
     line = 1
@@ -119,6 +124,18 @@ def _cut(text: AnyStr, start: re.Pattern[AnyStr], newline: AnyStr,
         piece = text[at:end]
         yield line, piece, i == last
         line += piece.count(newline)
+
+
+def _starts(text: AnyStr, entry_at: re.Pattern[AnyStr], newline: AnyStr,
+            blank: AnyStr) -> list[int]:
+    """Where the lines that start an entry start (``_ENTRY_START``'s matches)."""
+    starts = []
+    for m in entry_at.finditer(text):
+        at = m.start()
+        line = text.rfind(newline, 0, at) + 1
+        if line == at or not text[line:at].strip(blank):
+            starts.append(line)
+    return starts
 
 
 def plain_utf8(data: bytes) -> bool:

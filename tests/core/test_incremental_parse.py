@@ -204,12 +204,22 @@ def test_pieces_read_as_the_whole_file_on_real_files(path: Path) -> None:
 SPACES = [chr(c) for c in range(0x110000) if re.match(r"\s", chr(c))]
 
 
+def _assert_cut_at_entry_lines(text: str) -> None:
+    """Text and bytes are cut alike, at the lines the anchored pattern (``^...``, the
+    reader's resynchronisation point) finds, which the cut finds from each ``@``."""
+    data = text.encode("utf-8", "surrogatepass")
+    assert chunks._starts(text, chunks._ENTRY_AT, "\n", " \t") == [
+        m.start() for m in chunks._ENTRY_START.finditer(text)]
+    assert chunks._starts(data, chunks._ENTRY_AT_BYTES, b"\n", b" \t") == [
+        m.start() for m in chunks._ENTRY_START_BYTES.finditer(data)]
+    assert [(line, piece.encode("utf-8", "surrogatepass"), last)
+            for line, piece, last in chunks.split(text)] == list(chunks.split_bytes(data))
+
+
 @pytest.mark.parametrize("path", sorted(CORPUS.rglob("*.bib")), ids=lambda p: p.name)
 def test_bytes_are_cut_where_their_text_is(path: Path) -> None:
-    text = path.read_bytes().decode("utf-8", errors="replace").replace("\r\n", "\n")
-    assert [(line, piece.encode("utf-8", "surrogatepass"), last)
-            for line, piece, last in chunks.split(text)] == list(
-        chunks.split_bytes(text.encode("utf-8", "surrogatepass")))
+    _assert_cut_at_entry_lines(
+        path.read_bytes().decode("utf-8", errors="replace").replace("\r\n", "\n"))
 
 
 def test_bytes_are_cut_where_their_text_is_around_every_kind_of_space() -> None:
@@ -221,13 +231,14 @@ def test_bytes_are_cut_where_their_text_is_around_every_kind_of_space() -> None:
     for i, space in enumerate(SPACES):
         lines += [f"@art{space}icle{{k{i}, title = {{a{space}b}}}}",
                   f"@{space}book{{b{i},}}", f"{space}@misc{{m{i},}}", f"@misc{space}{{s{i},}}",
-                  f"@misc{{é{i}, note = {{ü}}}}", f"@{rng.choice('αβγ')}x{{u{i},}}"]
+                  f"@misc{{é{i}, note = {{ü}}}}", f"@{rng.choice('αβγ')}x{{u{i},}}",
+                  f"x @misc{{n{i},}}", f"@ @misc{{a{i},}}", f" \t@@misc{{d{i},}}",
+                  f"@misc{{e{i}, email = {{a@b.c}}}} @book{{f{i},}}", f"\t @ misc ({{g{i},}}"]
     rng.shuffle(lines)
     text = "\n".join(lines) + "\n"
     cuts = list(chunks.split(text))
-    assert 2 * len(SPACES) < len(cuts) < len(lines)  # some lines start entries, some do not
-    assert [(line, piece.encode("utf-8"), last) for line, piece, last in cuts] == list(
-        chunks.split_bytes(text.encode("utf-8")))
+    assert 3 * len(SPACES) < len(cuts) < len(lines) // 2  # some lines start entries
+    _assert_cut_at_entry_lines(text)
 
 
 def test_a_long_process_keeps_one_version_of_each_file_in_memory(tmp_path: Path) -> None:
