@@ -17,6 +17,7 @@ a host's cache folder); entries not yet known are checked on forked workers when
 from __future__ import annotations
 
 import hashlib
+import marshal
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -26,7 +27,7 @@ from refbook.config import Config
 from refbook.diagnostics import Code
 from refbook.gcpause import paused_gc
 from refbook.memo import REWRITE_SHARE, code_stamp, load_memo, save_memo
-from refbook.models import Location, packed_triples
+from refbook.models import Location, packed_of
 from refbook.validate.report import apply_config
 from refbook.validate.workers import map_entries
 
@@ -134,19 +135,24 @@ def _signature(entry: Entry) -> bytes:
     if found is not None:
         return found
     base = entry.location
-    packed = packed_triples(entry)
+    packed = packed_of(entry)
     if packed is not None:
         # an entry from the cache folder whose fields were never read: the same text from its
         # (name, value, line) triples, every one in the entry's file, without building the
         # fields (a .bib edit's check of 20,000 entries built 164,000 of them for this digest)
+        # nor the triples at their lines now (line + shift)
+        origin = base.line - packed[1]
         rows: tuple[tuple[str, str, object], ...] = tuple(
-            (n, v, line - base.line) for n, v, line in packed[2])
+            (n, v, line - origin) for n, v, line in packed[2])
     else:
         rows = tuple((f.name, f.value, f.location.line - base.line
                       if f.location.file == base.file else (f.location.file, f.location.line))
                      for f in entry.fields)
-    text = repr((entry.key, entry.type, rows))
-    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    # marshal's version 0 (no references, no interning: the same bytes for equal values in
+    # any process) is an unambiguous form of these strings, numbers and tuples, made 2x faster
+    # than their repr (20,000 entries: 130 -> 60 ms)
+    digest = hashlib.blake2b(marshal.dumps((entry.key, entry.type, rows), 0),
+                             digest_size=16).digest()
     object.__setattr__(entry, "_digest", digest)
     return digest
 

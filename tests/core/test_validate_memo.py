@@ -137,3 +137,22 @@ def test_each_family_module_reports_only_codes_of_its_family() -> None:
     bib = read_bibliography([str(SEED / "references.raw.bib")])
     for code in {d.code for d in validate(bib, Config())}:
         assert [d.code for d in validate(bib, Config(select=(code.slug,)))] != [], code
+
+
+def test_an_entrys_memo_key_is_the_same_in_another_process() -> None:
+    """The validation memo is kept in a cache file and read by the next build process: each
+    entry's key (a digest of its content) must not depend on the process (string interning,
+    references, hash seeds). Computed here and in a new process with another hash seed."""
+    import subprocess
+    import sys
+
+    path = SEED / "references.raw.bib"
+    here = [validation._signature(e).hex() for e in read_bibliography([path])]
+    code = ("import sys; from refbook.readers import read_bibliography; "
+            "import refbook.validate as v; "
+            f"print(' '.join(v._signature(e).hex() for e in read_bibliography([{str(path)!r}])))")
+    there = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env={**os.environ, "PYTHONHASHSEED": "12345"}).stdout.split()
+    assert len(here) > 200
+    assert there == here
+    assert len(set(here)) == len(here)
