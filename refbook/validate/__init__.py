@@ -142,7 +142,7 @@ def _signature(entry: Entry) -> bytes:
         # fields (a .bib edit's check of 20,000 entries built 164,000 of them for this digest)
         # nor the triples at their lines now (line + shift)
         origin = base.line - packed[1]
-        rows: tuple[tuple[str, str, object], ...] = tuple(
+        rows: tuple[tuple[str, str, int | tuple[str, int]], ...] = tuple(
             (n, v, line - origin) for n, v, line in packed[2])
     else:
         rows = tuple((f.name, f.value, f.location.line - base.line
