@@ -202,27 +202,12 @@ def field_names(entry: Entry) -> Iterator[str]:
     return map(_FIELD_NAME_OF, entry.fields)
 
 
-def packed_triples(entry: Entry) -> tuple[str, int, tuple[tuple[str, str, int], ...]] | None:
-    """``(file, line, triples)`` of a :class:`PackedEntry` whose fields were never built: the
-    file of the entry and of every field, the entry's line, each field's (name, value, line),
-    lines where they are now. None for any other entry (read its fields)."""
-    if type(entry) is not PackedEntry:
-        return None
-    packed = entry._packed
-    if packed is None:
-        return None
-    file, shift, triples = packed
-    if shift:
-        triples = tuple((n, v, line + shift) for n, v, line in triples)
-    return file, entry.location.line, triples
-
-
 def packed_of(entry: Entry) -> tuple[str, int, tuple[tuple[str, str, int], ...]] | None:
     """``(file, shift, triples)`` of a :class:`PackedEntry` whose fields were never built, as
-    it holds them: each field's ``(name, value, line)``, its line where it is now being
-    ``line + shift`` (and the entry's ``entry.location.line``). ``None`` for any other entry
-    (read its fields). Cheaper than :func:`packed_triples` when the lines are not needed as
-    they are now: no triple is made."""
+    it holds them: the file of the entry and of every field, and each field's
+    ``(name, value, line)``, the field being on line ``line + shift`` (an entry assembled from a
+    piece keeps the piece's triples, counted from its first line). ``None`` for any other entry
+    (read its fields)."""
     if type(entry) is not PackedEntry:
         return None
     return entry._packed

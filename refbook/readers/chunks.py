@@ -98,7 +98,6 @@ def _value_chars(e: Entry) -> int:
     return sum(len(f.value) for f in e.fields)
 
 
-
 def split(text: str) -> Iterator[tuple[int, str, bool]]:
     """``text`` cut before every entry line: (first line number, piece text, whether it is the
     last piece) in order, one piece at a time (a list of them all is a second copy of the
@@ -114,6 +113,7 @@ def split_bytes(data: bytes) -> Iterator[tuple[int, bytes, bool]]:
 
 def _cut(text: AnyStr, entry_at: re.Pattern[AnyStr], newline: AnyStr, blank: AnyStr,
          ) -> Iterator[tuple[int, AnyStr, bool]]:
+    """The pieces of :func:`split` and :func:`split_bytes`, one at a time."""
     starts = _starts(text, entry_at, newline, blank)
     if not starts or starts[0] != 0:
         starts.insert(0, 0)

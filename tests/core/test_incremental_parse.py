@@ -13,7 +13,7 @@ import pytest
 
 from refbook import bibcache, readers
 from refbook.memo import REWRITE_SHARE
-from refbook.models import packed_triples
+from refbook.models import packed_of
 from refbook.readers import chunks, read_bibliography
 from refbook.readers.bibtex import ParseResult, parse_bibtex
 
@@ -339,7 +339,7 @@ def test_an_edit_after_a_cache_folder_read_reuses_the_unchanged_entries(tmp_path
     path.write_text(TEXT.replace("Title 20", "Title twenty"), encoding="utf-8")
     second = read_bibliography([str(path)], cache_dir=str(cache))
     # each compared with its piece without building its fields (they are read when asked for)
-    assert [e.key for e in second.entries if packed_triples(e) is None] == []
+    assert [e.key for e in second.entries if packed_of(e) is None] == []
     kept = [k for k in ("key3", "key19", "key21", "key49") if second.get(k) is first.get(k)]
     assert kept == ["key3", "key19", "key21", "key49"]
     assert second.get("key20") is not first.get("key20")
