@@ -130,7 +130,12 @@ def load(path: Path, *, header: object = _NO_HEADER) -> object | None:
     ``header``: the file was dumped with a header (see :func:`dump`), and its value is
     unpickled only when the header equals this one; another header is a plain miss (a file
     of an older version of its source, not a rejected one), which costs unpickling the header
-    only (the parse of a 20,000-entry file is 11 MB)."""
+    only (the parse of a 20,000-entry file is 11 MB). A value held back for ``path`` under
+    another header (:func:`defer_writes`) is such a miss too, found without writing it or
+    reading the file (``mkdocs serve`` asked for each ``.bib`` edit's parse so, and wrote and
+    read back the last edit's, 11 MB each way)."""
+    if header is not _NO_HEADER and _held_under_another(path, header):
+        return None
     _held(path)
     blob = _read_regular(path)
     if blob is None:
@@ -355,6 +360,15 @@ def flush() -> int:
     with _lock:
         held, _deferred = _deferred or {}, None
     return sum(_write(value, path) for path, value in held.items())
+
+
+def _held_under_another(path: Path, header: object) -> bool:
+    """Whether the value held back for ``path`` was dumped with a header other than this."""
+    if _deferred is None:
+        return False
+    with _lock:
+        value = (_deferred or {}).get(path)
+    return isinstance(value, _Headed) and value.header != header
 
 
 def _held(path: Path) -> None:

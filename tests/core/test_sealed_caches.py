@@ -139,6 +139,45 @@ def test_a_headed_file_unpickles_its_value_only_under_its_header(
     assert sealed.load(path, header="v3") == value
 
 
+def test_a_held_back_value_under_another_header_is_a_miss_without_io(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While writes are held back (``mkdocs serve``), asking for a file whose held value has
+    another header (the parse of the last ``.bib`` edit, asked for the new content) is a miss
+    found in memory: the held value is neither written first nor read back (counted); asked
+    under its own header, it is written and read as before; it is written at the end."""
+    path = tmp_path / "parse.pickle"
+    writes: list[Path] = []
+    reads: list[Path] = []
+    real_write, real_read = sealed._write, sealed._read_regular
+
+    def counting_write(value: object, where: Path) -> bool:
+        writes.append(where)
+        return real_write(value, where)
+
+    def counting_read(where: Path) -> bytes | None:
+        reads.append(where)
+        return real_read(where)
+
+    monkeypatch.setattr(sealed, "_write", counting_write)
+    monkeypatch.setattr(sealed, "_read_regular", counting_read)
+    assert sealed.dump({"n": 1}, path, header="v1")
+    assert sealed.load(path, header="v1") == {"n": 1}
+    sealed.defer_writes()
+    try:
+        assert sealed.dump({"n": 2}, path, header="v2")
+        writes.clear()
+        reads.clear()
+        assert sealed.load(path, header="v3") is None
+        assert (writes, reads) == ([], [])
+        assert sealed.load(path, header="v2") == {"n": 2}  # the held value, written then read
+        assert (writes, reads) == ([path], [path])
+        assert sealed.dump({"n": 3}, path, header="v3")
+    finally:
+        assert sealed.flush() == 1
+    assert sealed.load(path, header="v3") == {"n": 3}
+    assert sealed.load(path, header="v2") is None
+
+
 def test_a_pipe_or_device_under_a_cache_name_is_a_miss_not_a_hang(tmp_path: Path) -> None:
     import threading
 
