@@ -21,12 +21,12 @@ import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from refbook import __version__, sealed
 
 if TYPE_CHECKING:
-    from collections.abc import Hashable, Sequence
+    from collections.abc import Callable, Hashable, Sequence
 
     from refbook.models import Bibliography
     from refbook.readers.bibtex import ParseResult
@@ -173,16 +173,17 @@ def cache_dir_from_env() -> Path | None:
     return Path(value) if value else None
 
 
-def disk_load(cache_dir: Path, key: str, *, version: str | None = None) -> object:
+def disk_load(cache_dir: Path, key: str, *, version: str | None = None,
+              each: Callable[[Any], Any] | None = None) -> object:
     """The object cached under ``key``, or ``None`` if absent, unreadable or not authentic.
     ``version``: the one stored with it (:func:`disk_store`); a file of another version is
-    a miss found without unpickling its object.
+    a miss found without unpickling its object. ``each``: see :func:`refbook.sealed.load`.
 
     The caller checks the type: a stale file of another shape is just a miss.
     """
     path = cache_dir / f"{key}.pickle"
-    value = (sealed.load(path) if version is None else
-             sealed.load(path, header=(_FORMAT, version)))
+    value = (sealed.load(path, each=each) if version is None else
+             sealed.load(path, header=(_FORMAT, version), each=each))
     if isinstance(value, sealed.Joined):  # stored from sealed.Parts: given back joined
         head = value.head
         if not isinstance(head, tuple) or len(head) != 2 or head[0] != _FORMAT:

@@ -121,7 +121,8 @@ def unseal(blob: bytes | memoryview, *, label: str = "",
     return payload if hmac.compare_digest(expected, view[len(_MAGIC):_HEADER]) else None
 
 
-def load(path: Path, *, header: object = _NO_HEADER) -> object | None:
+def load(path: Path, *, header: object = _NO_HEADER,
+         each: Callable[[Any], Any] | None = None) -> object | None:
     """The object :func:`dump` stored at ``path``, or ``None``: missing, unreadable, not sealed
     with this key under this name, or not unpicklable. The file is read once, and nothing in it
     is unpickled before its tag is verified; a file over :data:`MAX_BYTES` is not read.
@@ -130,7 +131,9 @@ def load(path: Path, *, header: object = _NO_HEADER) -> object | None:
     ``header``: the file was dumped with a header (see :func:`dump`), and its value is
     unpickled only when the header equals this one; another header is a plain miss (a file
     of an older version of its source, not a rejected one), which costs unpickling the header
-    only (the parse of a 20,000-entry file is 11 MB). A value held back for ``path`` under
+    only (the parse of a 20,000-entry file is 11 MB). ``each``: for a value written from
+    :class:`Parts`, what to keep of each item, applied part by part as they are read (a part's
+    items are let go before the next part is read). A value held back for ``path`` under
     another header (:func:`defer_writes`) is such a miss too, found without writing it or
     reading the file (``mkdocs serve`` asked for each ``.bib`` edit's parse so, and wrote and
     read back the last edit's, 11 MB each way)."""
@@ -156,7 +159,7 @@ def load(path: Path, *, header: object = _NO_HEADER) -> object | None:
             source.seek(_HEADER)
             if header is not _NO_HEADER and _load_value(source) != header:
                 return None
-            value: object = _load_value(source)
+            value: object = _load_value(source, each)
     except Exception:  # an object of an older shape (a changed class): only a miss
         _reject(path)
         return None
@@ -315,7 +318,7 @@ def _pickle_into(file: Any, *values: object) -> None:
         dump(None)
 
 
-def _load_value(source: io.BytesIO) -> object:
+def _load_value(source: io.BytesIO, each: Callable[[Any], Any] | None = None) -> object:
     """The next value of ``source``, as :func:`_pickle_into` wrote it. An unpickler per pickle:
     one unpickler's memo cannot be cleared between pickles (CPython's keeps counting its
     entries from where they were, and the next pickle's references miss)."""
@@ -330,7 +333,7 @@ def _load_value(source: io.BytesIO) -> object:
         if not isinstance(part, list):
             msg = "a part of a sealed file is not a list"
             raise TypeError(msg)
-        items.extend(part)
+        items.extend(part if each is None else map(each, part))
 
 
 #: path -> the value last given to :func:`dump` for it while writes are deferred (None: not)

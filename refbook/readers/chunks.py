@@ -160,15 +160,46 @@ def _disk_key(file: str) -> str:
     return "chunks-" + bibcache.digest(f"{bibcache.FORMAT}\0{file}".encode("utf-8", "surrogatepass"))
 
 
-def _table(file: str, disk: Path | None) -> dict[str, Piece | _Placed]:
+def _table(file: str, disk: Path | None,
+           held: Mapping[str, Entry] | None = None) -> dict[str, Piece | _Placed]:
+    """The pieces of the file's last version: in memory, else from the cache folder. ``held``:
+    the entries of the file's last version held in memory (by key); a piece from the folder
+    that reads as some of them is kept as them (:func:`_as_placed`), part by part as the file
+    is read: the first ``.bib`` edit under ``mkdocs serve`` held the folder's 20,000 pieces
+    (43 MB of tuples) beside those very entries."""
     found = bibcache.piece_tables.get(file)
     if found is not None:
         return cast("dict[str, Piece | _Placed]", found)
     if disk is not None:
-        loaded = bibcache.disk_load(disk, _disk_key(file))
+        each = None
+        if held:
+            def each(item: tuple[str, Piece]) -> tuple[str, Piece | _Placed]:
+                return item[0], _as_placed(item[1], held, file)
+        loaded = bibcache.disk_load(disk, _disk_key(file), each=each)
         if isinstance(loaded, sealed.Joined) and loaded.head is None:
             return dict(loaded.items)
     return {}
+
+
+def _as_placed(piece: Piece, held: Mapping[str, Entry], file: str) -> Piece | _Placed:
+    """``piece`` as the held entries it reads as, all at one line shift, or as it is."""
+    entries, strings, preambles = piece
+    if not entries or strings or preambles:
+        return piece
+    shift = None
+    priors = []
+    for key, type_, line, triples in entries:
+        prior = held.get(key)
+        if prior is None or prior.type != type_:
+            return piece
+        at = prior.location.line - line
+        if (shift is not None and at != shift) or prior.location.file != file \
+                or not packed_same_fields(prior, file, triples, at):
+            return piece
+        shift = at
+        priors.append(prior)
+    assert shift is not None
+    return _Placed(shift, tuple(priors))
 
 
 def _stored(table: Callable[[], Iterable[tuple[str, Piece | _Placed]]]) -> sealed.Parts:
@@ -338,7 +369,9 @@ def assemble(text: str | bytes, file: str, macros: Mapping[str, str], disk: Path
     decoded (``None`` if one is not UTF-8). An edit of a 20,000-entry file then never holds
     its decoded text (23 MB when a few of its characters are not Latin-1, beside its 12 MB
     of bytes)."""
-    old = _table(file, disk)
+    before = _placed.get(file) or {}
+    held = {e.key: e for e in last} if last and not before else {}
+    old = _table(file, disk, held)
     if not old:
         return None
     pieces = split_bytes(text) if isinstance(text, bytes) else split(text)
@@ -351,8 +384,6 @@ def assemble(text: str | bytes, file: str, macros: Mapping[str, str], disk: Path
     preambles: list[str] = []
     keys: set[str] = set()
     expanded = 0
-    before = _placed.get(file) or {}
-    held = {e.key: e for e in last} if last and not before else {}
     placed: dict[tuple[str, int], tuple[Entry, ...]] = {}
     for first, piece_text, _ in pieces:
         key = _piece_key(piece_text, state)
@@ -369,6 +400,8 @@ def assemble(text: str | bytes, file: str, macros: Mapping[str, str], disk: Path
             if found is None:
                 return None
         same = before.get((key, shift))
+        if same is None and isinstance(found, _Placed) and found.shift == shift:
+            same = found.entries  # what the piece reads as at this very place
         if same is not None and isinstance(found, _Placed):
             # the entries this piece gave at this very place last time: re-used as they are
             for e in same:

@@ -493,3 +493,36 @@ def test_a_plain_utf8_edit_is_assembled_from_its_bytes_decoding_only_new_pieces(
     assert [d.code.slug for d in bib.diagnostics] == ["encoding"]
     assert bib.get("key20").get("title") == "Title \xe9 20"  # read as Latin-1, and said
     assert len(bib.entries) == 50
+
+
+def test_a_folder_table_read_beside_held_entries_keeps_its_pieces_as_them(tmp_path: Path) -> None:
+    """The first ``.bib`` edit under ``mkdocs serve`` reads the folder's piece table while the
+    last version's entries (from the parse cache) are held: each piece that reads as some of
+    them is kept as them, as the table is read (not as a second copy of their fields); a piece
+    whose held entry differs, or has no held entry, stays as it is. Each stands for the same
+    piece as the folder's."""
+    cache = tmp_path / "cache"
+    path = tmp_path / "refs.bib"
+    path.write_text(TEXT, encoding="utf-8")
+    read_bibliography([str(path)], cache_dir=str(cache))
+    fresh()
+    held_bib = read_bibliography([str(path)], cache_dir=str(cache))  # from the parse cache
+    held = {e.key: e for e in held_bib.entries}
+    other = parse_bibtex(TEXT.replace("Title 7,", "Title seven,"), str(path))
+    held["key7"] = next(e for e in other.entries if e.key == "key7")  # another version
+    del held["key9"]
+    fresh()
+    plain = chunks._table(str(path), cache)
+    kept = chunks._table(str(path), cache, held)
+    assert kept.keys() == plain.keys()
+    placed = {key: piece for key, piece in kept.items() if isinstance(piece, chunks._Placed)}
+    assert len(placed) == 48  # of 50 entry pieces: not key7's, not key9's
+    assert {e.key for piece in placed.values() for e in piece.entries} == set(held) - {"key7"}
+    assert all(e is held[e.key] for piece in placed.values() for e in piece.entries)
+    assert {key: chunks._full(piece) for key, piece in kept.items()} == plain
+    # and the edit assembled from it is the whole parse, re-using the held entries
+    path.write_text(TEXT.replace("Title 20", "Title twenty"), encoding="utf-8")
+    bibcache.parsed_files.put(("held",), held_bib, slot=(str(path), ()))
+    again = read_bibliography([str(path)], cache_dir=str(cache))
+    assert again.entries == parse_bibtex(path.read_text(encoding="utf-8"), str(path)).entries
+    assert again.get("key3") is held_bib.get("key3")
