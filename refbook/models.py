@@ -217,9 +217,7 @@ def packed_relative(entry: Entry, shift: int) -> tuple[tuple[str, str, int], ...
     """For a :class:`PackedEntry` whose fields were never built: each field's (name, value,
     line - ``shift``), its own triples when they are counted from that very line (no copy);
     ``None`` for any other entry (read its fields)."""
-    if type(entry) is not PackedEntry:
-        return None
-    packed = entry._packed
+    packed = packed_of(entry)
     if packed is None:
         return None
     own_shift, own = packed[1], packed[2]
@@ -236,9 +234,7 @@ def packed_same_fields(entry: Entry, file: str, triples: Iterable[tuple[str, str
     triples without building a field; ``None`` for any other entry (compare its fields). An
     edit of a 20,000-entry file under ``mkdocs serve`` compared every unchanged entry
     with its piece, and built 164,000 fields (20 MB) to do so."""
-    if type(entry) is not PackedEntry:
-        return None
-    packed = entry._packed
+    packed = packed_of(entry)
     if packed is None:
         return None
     own_file, own_shift, own = packed

@@ -340,16 +340,12 @@ def _pieces(text: str, file: str, macros: Mapping[str, str], result: ParseResult
                 for name, value in piece[1]:
                     visible[name.lower()] = value
                 state = _state(state, piece[1])
-        else:
+        else:  # a piece of entries: those of the whole parse whose lines fall in it
             shift = first - 1
-            mine = []
             start = at
             while at < len(entries) and (end is None or entries[at].location.line < end):
-                e = entries[at]
-                mine.append((e.key, e.type, e.location.line - shift,
-                             tuple((f.name, f.value, f.location.line - shift) for f in e.fields)))
                 at += 1
-            piece = (tuple(mine), (), ())
+            piece = _full(_Placed(shift, entries[start:at]))
             if placed is not None:
                 placed[(key, shift)] = entries[start:at]
         yield key, piece
