@@ -15,18 +15,6 @@ from refbook.diagnostics import Code, Diagnostic
 from refbook.gcpause import paused_gc
 from refbook.items import Items
 from refbook.models import Location
-from refbook.notes import (
-    NoteCitation,
-    NoteCite,
-    capitalized,
-    detach_links,
-    near_note_distance,
-    number_notes,
-    parenthesized,
-    positions,
-    punctuation_into_quotes,
-    starts_with_term,
-)
 from refbook.styles import CslStyle, get_style
 
 if TYPE_CHECKING:
@@ -238,6 +226,9 @@ def note_positions(sites: Sequence[CitationSite],
                    style: CslStyle) -> dict[tuple[str, int], tuple[str, ...]]:
     """Note styles: each site's cite positions (one per cite item of :func:`cite_items`),
     computed per document in reading order (``refbook.notes.positions``)."""
+    # imported here: only a note style's book uses them
+    from refbook.notes import NoteCitation, NoteCite, near_note_distance, number_notes, positions
+
     distance = near_note_distance(style.style().options)
     by_doc: dict[str, list[CitationSite]] = {}
     for s in sites:
@@ -261,6 +252,14 @@ def note_text(processor: Processor, site: CitationSite,
     """Note styles: what the footnote of ``site`` says (its first letter upper case), or, for
     a citation written inside a footnote, its text there (in parentheses); and a narrative
     citation's part in the text (its author), else None."""
+    from refbook.notes import (
+        capitalized,
+        detach_links,
+        parenthesized,
+        punctuation_into_quotes,
+        starts_with_term,
+    )
+
     items = [replace(c, position=p) for c, p in zip(cite_items(site.citation), held, strict=True)]
     author: Inlines | None = None
     if site.citation.mode == "narrative":

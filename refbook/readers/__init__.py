@@ -30,7 +30,6 @@ from refbook.models import (
     packed_entry,
     packed_of,
 )
-from refbook.readers import chunks
 from refbook.readers.result import ParseResult
 
 if TYPE_CHECKING:
@@ -214,6 +213,9 @@ def _parse_text(name: str, data: bytes, macros: dict[str, str],
                 disk: Path | None) -> ParseResult:
     """The parse of a file's text when its bytes were not assembled from pieces (its text is
     let go on return, before the cache write: 23 MB for 20,000 entries)."""
+    # imported when a file is parsed: a build whose files all come from the cache never is
+    from refbook.readers import chunks
+
     text, problem = _decode(data, name)
     if problem is not None:
         whole = _parse_whole(text, name, macros=macros)
@@ -235,6 +237,8 @@ def _assembled(name: str, text: str | bytes, macros: dict[str, str],
     only the entries whose text changed parsed (:func:`refbook.readers.chunks.assemble`);
     ``None`` if it cannot be. Plain UTF-8 bytes are assembled as they are (only new pieces
     decoded); any other text once decoded and normalized."""
+    from refbook.readers import chunks
+
     if isinstance(text, bytes) and not chunks.plain_utf8(text):
         return None
     # the file's last version read here: its unchanged entries are re-used as they are

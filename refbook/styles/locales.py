@@ -21,7 +21,8 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from refbook.styles.csl.style import DATA, Locale, Node, StyleSyntaxError, parse_xml
+from refbook.styles import DATA
+from refbook.styles.csl.style import Locale, Node, StyleSyntaxError, parse_xml
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -106,14 +106,12 @@ def test_ties_on_the_first_keys_still_sort_by_the_later_ones() -> None:
     assert entries[1][1].startswith("Lazysorttie, Ann. 2001a.")
 
 
-def test_style_plugins_are_looked_up_once_per_sys_path(monkeypatch: pytest.MonkeyPatch) -> None:
+def _counted_scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The entry-point groups scanned from now on (each scan reads every installed
+    distribution's metadata); refbook.styles imports ``entry_points`` when it first looks."""
     import importlib.metadata
-    import sys
-
-    from refbook import styles
 
     scans: list[str] = []
-    # refbook.styles imports it when it first looks (a process that names no style never does)
     original = importlib.metadata.entry_points
 
     def counting(**kw):  # type: ignore[no-untyped-def]
@@ -121,6 +119,15 @@ def test_style_plugins_are_looked_up_once_per_sys_path(monkeypatch: pytest.Monke
         return original(**kw)
 
     monkeypatch.setattr(importlib.metadata, "entry_points", counting)
+    return scans
+
+
+def test_style_plugins_are_looked_up_once_per_sys_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from refbook import styles
+
+    scans = _counted_scans(monkeypatch)
     monkeypatch.setattr(sys, "path", [*sys.path, "/nonexistent-refbook-test-path"])
     first = styles.available_styles()
     for _ in range(50):  # a Sphinx build asks once per page
@@ -176,3 +183,41 @@ def test_a_numbered_style_formats_renumbered_entries_again(
     texts = [to_text(x) for _, x in style.processor([first, *items]).bibliography()]
     assert sorted(calls) == sorted(["n-new", *(i.id for i in items)])
     assert [t.split()[0] for t in texts] == [f"[{i}]" for i in range(1, 7)]
+
+
+def test_a_built_in_style_is_named_without_a_scan_and_no_plugin_takes_its_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Naming a built-in style never scans the installed distributions' entry points (~6 ms of
+    a new process; a warm MkDocs build's own work is ~60); a plugin registering a built-in's
+    name is not used under it, and its own names still resolve. The plugin here is a real
+    distribution on ``sys.path``, found by importlib.metadata."""
+    import sys
+
+    from refbook import styles
+    from refbook.styles.chicago_author_date import ChicagoAuthorDate
+    from refbook.styles.numeric import Numeric
+
+    info = tmp_path / "refbook_test_styles-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: refbook-test-styles\n"
+                                   "Version: 1.0\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(
+        "[refbook.styles]\nmine = refbook_test_styles:Mine\n"
+        "numeric = refbook_test_styles:Mine\n", encoding="utf-8")
+    (tmp_path / "refbook_test_styles.py").write_text(
+        "from refbook.styles.numeric import Numeric\n\n\nclass Mine(Numeric):\n"
+        "    name = 'mine'\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "refbook_test_styles", raising=False)
+    scans = _counted_scans(monkeypatch)
+    assert type(styles.get_style("numeric")) is Numeric
+    assert type(styles.get_style("chicago-author-date", locale="en-GB")) is ChicagoAuthorDate
+    assert scans == []
+    mine = styles.get_style("mine")  # not built in: the plugins are looked up
+    assert scans == ["refbook.styles"]
+    assert type(mine).__name__ == "Mine"
+    assert type(mine).__module__ == "refbook_test_styles"
+    found = styles.available_styles()
+    assert found["numeric"] is Numeric
+    assert found["chicago-author-date"] is ChicagoAuthorDate
+    assert found["mine"] is type(mine)

@@ -38,9 +38,13 @@ COMPUTING = ("refbook.readers.bibtex", "refbook.validate.dates", "refbook.valida
              "refbook.validate.identifiers", "refbook.latex", "refbook.bibtex_csl",
              "refbook.validate.rest", "refbook.validate.myst", "pyuca",
              "refbook.validate.citations")
-#: what only another output form or style needs: note styles (their footnotes), mkdocs-bibtex's
-#: footnote output (entries as Markdown)
-OTHER_FORMS = ("mkdocs_refbook.notes", "refbook.render.markdown")
+#: what only another output form or style needs: note styles (their footnotes, their cite
+#: positions), mkdocs-bibtex's footnote output (entries as Markdown)
+OTHER_FORMS = ("mkdocs_refbook.notes", "refbook.notes", "refbook.render.markdown")
+#: what a build whose results all come from the cache folder no longer imports either: the CSL
+#: style parser (the style's language is kept in the folder; its digest stats the locale files
+#: without parsing them), the incremental parser's pieces
+READING = ("refbook.styles.csl.style", "refbook.readers.chunks")
 
 
 def _imported(project: Project, names: tuple[str, ...] = HEAVY) -> list[str]:
@@ -80,6 +84,13 @@ def test_a_build_from_a_warm_cache_imports_nothing_it_does_not_compute(project: 
     assert _imported(project, COMPUTING) == []
 
 
+def test_a_build_from_a_warm_cache_reads_no_style_file_and_no_bib_pieces(project: Project) -> None:
+    project.page("index.md", "# Book\n\nSee [@smith2020a; @doe2019] and @lee2021.\n")
+    cold = _imported(project, READING)
+    assert {"refbook.styles.csl.style", "refbook.readers.chunks"} <= set(cold)  # it read them
+    assert _imported(project, READING) == []
+
+
 def test_a_warm_build_after_a_bib_edit_imports_what_it_computes_again(project: Project) -> None:
     project.page("index.md", "# Book\n\nSee [@smith2020a].\n")
     _imported(project, COMPUTING)
@@ -96,6 +107,6 @@ def test_an_author_date_book_imports_neither_note_nor_footnote_output(project: P
     assert _imported(project, OTHER_FORMS) == []  # the cold build
     assert _imported(project, OTHER_FORMS) == []  # and the warm one
     project.configure({"style": "chicago-notes-bibliography"})
-    assert "mkdocs_refbook.notes" in _imported(project, OTHER_FORMS)
+    assert {"mkdocs_refbook.notes", "refbook.notes"} <= set(_imported(project, OTHER_FORMS))
     project.configure({"output": "footnotes"})
     assert "refbook.render.markdown" in _imported(project, OTHER_FORMS)

@@ -127,7 +127,8 @@ def test_a_warm_cache_parses_converts_and_formats_nothing(
         return real_convert(entry, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(items_module, "entry_to_item", converting)
-    import refbook.styles as styles_module
+    # the style parser's own module: refbook.styles imports it when a style is first read
+    import refbook.styles.csl.style as styles_module
     loaded: list[str] = []
     real_load = styles_module.load_style
 

@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parent.parent / "data"
-
 
 @dataclass(slots=True)
 class Node:
