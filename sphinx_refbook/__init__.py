@@ -24,6 +24,7 @@ from sphinx_refbook.domain import (
     FootCiteDomain,
     RefbookDomain,
     on_before_read,
+    on_build_ended,
     on_build_finished,
     on_doctree_read,
     on_env_updated,
@@ -108,6 +109,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-updated", on_env_updated)
     app.connect("env-get-outdated", on_get_outdated)
     app.connect("builder-inited", _add_css)
+    # first of all build-finished handlers (on_build_finished may fail the build)
+    app.connect("build-finished", on_build_ended, priority=100)
     app.connect("build-finished", on_build_finished)
     app.connect("build-finished", escape_section_titles)
     return metadata

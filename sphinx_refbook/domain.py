@@ -25,6 +25,7 @@ from sphinx.util.nodes import make_refnode
 
 from refbook import __version__, cachedir, sealed
 from refbook.diagnostics import Code, Severity
+from refbook.gcpause import hold_heap, release_heap
 from refbook.models import Location
 from refbook.registry import CitationSite
 from refbook.styles import get_style
@@ -557,7 +558,17 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
 def on_env_updated(app: Sphinx, env: BuildEnvironment) -> list[str]:
     if config_problems(env.config):
         return []  # refbook stays idle: the build fails on its configuration
-    return domain_of(env).updated()
+    updated = domain_of(env).updated()
+    # the environment is complete: writing adds only pages, freed page by page
+    # (refbook.gcpause.hold_heap; released when the build finishes, on_build_ended)
+    hold_heap()
+    return updated
+
+
+def on_build_ended(app: Sphinx, exception: BaseException | None) -> None:
+    """``build-finished``, before any other handler (one may fail the build): the heap
+    :func:`on_env_updated` held goes back to the collector."""
+    release_heap()
 
 
 def on_build_finished(app: Sphinx, exception: BaseException | None) -> None:

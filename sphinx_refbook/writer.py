@@ -67,8 +67,9 @@ class ResolveCitations(SphinxPostTransform):
         if not cites and not lists and not foots and not foot_entries and not auto:
             return
         # the collector paused while the page's nodes are made: each allocation burst set off
-        # collections that rescanned the whole environment (and the book's formatted texts)
-        with paused_gc():
+        # collections that rescanned the whole environment (and the book's formatted texts);
+        # the nodes go with the page once it is written (not lasting: they stay young)
+        with paused_gc(lasting=False):
             self._run(cites, lists, foots, foot_entries, docname, auto)
 
     def _run(self, cites: list[citation_node], lists: list[bibliography_node],

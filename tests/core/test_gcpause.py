@@ -1,0 +1,81 @@
+"""``refbook.gcpause``: where a pause sends what was made during it, and the heap held out of
+the collector while a host writes pages. Checked through the collector's generations and its
+freeze count, in this process (each test restores what it changed); never timed."""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+from refbook import gcpause
+
+
+class _Cyclic:
+    """A cyclic object (as a page's tree, through its parent links): only the collector
+    frees it."""
+
+    def __init__(self) -> None:
+        self.me: Any = self
+
+
+def _generation_of(obj: object) -> int | None:
+    for generation in range(3):
+        if any(o is obj for o in gc.get_objects(generation=generation)):
+            return generation
+    return None  # frozen, or not tracked
+
+
+def test_what_a_lasting_pause_makes_goes_to_the_oldest_generation() -> None:
+    assert gc.get_freeze_count() == 0
+    with gcpause.paused_gc():
+        made = _Cyclic()
+    assert gc.isenabled()
+    assert _generation_of(made) == 2
+
+
+def test_what_a_passing_pause_makes_stays_young_and_is_collected_young() -> None:
+    assert gc.get_freeze_count() == 0
+    with gcpause.paused_gc(lasting=False):
+        made = _Cyclic()
+    assert gc.isenabled()
+    assert _generation_of(made) == 0
+    # dead, it goes with a collection of the youngest generation: no full collection needed
+    import weakref
+
+    gone = weakref.ref(made)
+    del made
+    gc.collect(generation=0)
+    assert gone() is None
+
+
+def test_the_held_heap_is_out_of_every_collection_until_released() -> None:
+    assert gc.get_freeze_count() == 0
+    before = _Cyclic()
+    gcpause.hold_heap()
+    try:
+        assert gc.get_freeze_count() > 0
+        assert _generation_of(before) is None  # frozen: no collection scans it
+        gcpause.hold_heap()  # again: nothing more
+        after = _Cyclic()
+        assert _generation_of(after) == 0  # made while held: young, collected as usual
+    finally:
+        gcpause.release_heap()
+    assert gc.get_freeze_count() == 0
+    assert _generation_of(before) == 2  # back to the collector
+    gcpause.release_heap()  # again: nothing
+
+
+def test_a_freeze_of_the_program_itself_is_neither_taken_nor_undone() -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        gcpause.hold_heap()
+        mine = _Cyclic()
+        assert _generation_of(mine) == 0  # not frozen by hold_heap
+        gcpause.release_heap()
+        assert gc.get_freeze_count() == frozen  # the program's freeze stays
+        with gcpause.paused_gc():
+            pass
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
