@@ -107,7 +107,10 @@ class CslStyle:
     @cached_property
     def digest(self) -> str:
         """A digest of everything the output depends on: the style file (and a dependent
-        style's parent), the locale. Hosts key their caches on it: an edited file rebuilds."""
+        style's parent), the locale asked for, the locale files (``locales_stamp``). Hosts key
+        their caches on it: an edited file rebuilds."""
+        from refbook.styles.locales import locales_stamp
+
         h = hashlib.sha256()
         for p in dict.fromkeys((self.path, self._run_path())):
             try:
@@ -116,6 +119,7 @@ class CslStyle:
                 h.update(str(p).encode())
             h.update(b"\0")
         h.update(repr((self.locale, self._default_locale())).encode())
+        h.update(b"\0" + locales_stamp().encode("utf-8", "surrogateescape"))
         return h.hexdigest()[:32]
 
     @cached_property
