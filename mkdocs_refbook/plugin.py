@@ -69,7 +69,7 @@ from refbook.registry import CitationSite, Registry, Resolution
 from refbook.render.html import WORD_JOINER, to_title
 from refbook.render.reference_list import CitingPlace, backlinks, rendered_title
 from refbook.render.text import one_line
-from refbook.styles import CslStyle, StyleError, get_style
+from refbook.styles import CslStyle, StyleError, get_style, keep_parsed_styles_in
 from refbook.syntax import find_citations
 from refbook.validate import apply_config, check_bibliography
 
@@ -496,6 +496,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         # checked once per build: a folder of another refbook version is cleared first
         self._cache = cachedir.prepare(cache) if cache is not None else None
         self._cache_dir = cache if self._cache is not None and self._cache.usable else None
+        # the parsed style is kept there too (read once, not in every build process)
+        keep_parsed_styles_in(self._cache_dir)
         # parsed when first used: a build whose checks and resolution come from the cache
         # folder (keyed by the files' digests) never parses the files; but `mkdocs serve`
         # parses them in its first build, so that the first edit of a citation (a new

@@ -28,7 +28,7 @@ from refbook.diagnostics import Code, Severity
 from refbook.gcpause import hold_heap, release_heap
 from refbook.models import Location
 from refbook.registry import CitationSite
-from refbook.styles import get_style
+from refbook.styles import get_style, keep_parsed_styles_in
 from refbook.syntax import Citation
 from sphinx_refbook import report
 from sphinx_refbook.config import problems as config_problems
@@ -238,6 +238,8 @@ class RefbookDomain(Domain):
             return self._book
         # checked before anything reads it: a folder of another refbook version is cleared
         prepared = cachedir.prepare(cache_dir)
+        # the parsed style is kept there too (its XML read once, not in every build process)
+        keep_parsed_styles_in(cache_dir if prepared.usable else None)
         # the disk cache serves only the environment that wrote it (-E starts afresh)
         book = _load(cache_dir / "book.pickle", key) if self.data.get("book_key") == key else None
         if book is None:

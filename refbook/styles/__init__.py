@@ -43,8 +43,8 @@ if TYPE_CHECKING:
 DATA = Path(__file__).resolve().parent / "data"
 
 __all__ = ["BadStyleError", "CiteItem", "CslStyle", "Processor", "StyleError",
-           "UnknownStyleError", "available_styles", "get_style", "locale_problem",
-           "style_problems", "styles_dir"]
+           "UnknownStyleError", "available_styles", "get_style", "keep_parsed_styles_in",
+           "locale_problem", "style_problems", "styles_dir"]
 
 def __getattr__(name: str) -> object:
     # the engine (processor, evaluator, output) is imported when a style first formats, or when
@@ -128,12 +128,15 @@ class CslStyle:
         return self.declared_kind or style_kind(self.style())
 
     def style(self) -> Style:
-        """The parsed style with its locale (cached per file content and locale)."""
+        """The parsed style with its locale (cached per file content and locale; across
+        processes in the folder :func:`keep_parsed_styles_in` names)."""
         from refbook.styles.csl.style import StyleSyntaxError, load_style
 
+        path, locale = str(self._run_path()), self.locale or self._default_locale()
         try:
-            return load_style(str(self._run_path()), self.locale or self._default_locale(),
-                              self.digest)
+            if _PARSED_IN:
+                return _kept_style(path, locale, self.digest, _PARSED_IN[0])
+            return load_style(path, locale, self.digest)
         except StyleSyntaxError as exc:
             raise BadStyleError(bad_style(exc)) from None
 
@@ -169,6 +172,39 @@ class CslStyle:
         name = "".join(c if c.isalnum() or c in "-_" else "_" for c in self.name)[:60]
         return (Path(memo_dir)
                 / f"style-{name}-{__version__}-{code_stamp()}-{self.digest}.pickle")
+
+
+#: the folder parsed styles are kept in across processes (``keep_parsed_styles_in``)
+_PARSED_IN: list[str] = []
+
+
+def keep_parsed_styles_in(folder: str | os.PathLike[str] | None) -> None:
+    """Keep each parsed style (its XML read, checked, its locale assembled: 12–19 ms for the
+    default style) in ``folder`` from now on, and read it from there in the next process
+    (2–3 ms): a host calls it with its cache folder before it formats (None: no longer). The
+    file is sealed like the folder's others (``refbook.sealed``) and named by refbook's version,
+    code stamp and the style's digest (its files, the locale asked for, the locale files), so
+    an edited style or locale is parsed again."""
+    _PARSED_IN[:] = [os.fspath(folder)] if folder is not None else []
+
+
+@lru_cache(maxsize=32)
+def _kept_style(path: str, locale: str | None, digest: str, folder: str) -> Style:
+    """``load_style``'s style, from ``folder`` when a process parsed it before (once per
+    process: later calls get the same object, and so the same formatting memo)."""
+    from dataclasses import replace
+
+    from refbook import __version__, sealed
+    from refbook.styles.csl.style import Style, load_style
+
+    kept = Path(folder) / f"parsed-style-{__version__}-{code_stamp()}-{digest}.pickle"
+    found = sealed.load(kept)
+    if isinstance(found, Style) and not found.memo:
+        return found
+    style = load_style(path, locale, digest)
+    # without its formatting memo, which has a file of its own (CslStyle.save_memo)
+    sealed.dump(replace(style, memo={}), kept)
+    return style
 
 
 class FileStyle(CslStyle):

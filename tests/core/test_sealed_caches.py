@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import refbook.validate as validation
-from refbook import bibcache, memo, sealed
+from refbook import bibcache, memo, sealed, styles
 from refbook.config import Config
 from refbook.items import clear_memo as clear_items_memo
 from refbook.models import Bibliography
@@ -58,6 +58,9 @@ def new_process() -> None:
     bibcache.clear_memory_cache()
     clear_items_memo()
     get_style("chicago-author-date").style().memo.clear()
+    # nor the parsed styles kept from the host's cache folder
+    styles.keep_parsed_styles_in(None)
+    styles._kept_style.cache_clear()
 
 
 @pytest.fixture

@@ -27,6 +27,7 @@ KINDS = {
     "bib-checks": r"bib-checks-.*\.pickle",           # the .bib diagnostics (sphinx_refbook.book)
     "validation": r"validation-.*\.pickle",           # the validation memo (refbook.validate)
     "style": r"style-.*\.pickle",                     # the formatting memo (refbook.styles)
+    "parsed-style": r"parsed-style-.*\.pickle",       # the parsed style (refbook.styles)
     "items": r"items-.*\.pickle",                     # entry -> CSL item (refbook.items)
     "parse": r"[0-9a-f]{40}\.pickle",                 # the parse cache (refbook.bibcache)
     "chunks": r"chunks-[0-9a-f]{40}\.pickle",         # its pieces (refbook.readers.chunks)
