@@ -200,9 +200,15 @@ def _parse_cached(
         if loaded is not None:
             bibcache.parsed_files.put(key, loaded, slot=(name, tuple(macros.items())))
             return loaded
-    result = _assembled(name, data, macros, disk)
+    # imported when a file is parsed: a build whose files all come from the cache never is
+    from refbook.readers import chunks
+
+    # plain UTF-8 bytes are assembled as they are (only new pieces decoded); any other text
+    # once decoded and normalized
+    plain = chunks.plain_utf8(data)
+    result = _assembled(name, data, macros, disk) if plain else None
     if result is None:
-        result = _parse_text(name, data, macros, disk)
+        result = _parse_text(name, data, macros, disk, assemble=not plain)
     bibcache.parsed_files.put(key, result, slot=(name, tuple(macros.items())))
     if disk is not None and _packable(result, name):
         bibcache.disk_store(disk, bibcache.file_slot(name), _stored(result, name), version=key)
@@ -210,10 +216,10 @@ def _parse_cached(
 
 
 def _parse_text(name: str, data: bytes, macros: dict[str, str],
-                disk: Path | None) -> ParseResult:
+                disk: Path | None, *, assemble: bool) -> ParseResult:
     """The parse of a file's text when its bytes were not assembled from pieces (its text is
-    let go on return, before the cache write: 23 MB for 20,000 entries)."""
-    # imported when a file is parsed: a build whose files all come from the cache never is
+    let go on return, before the cache write: 23 MB for 20,000 entries); ``assemble``: try
+    the decoded text's pieces first (its bytes were not tried)."""
     from refbook.readers import chunks
 
     text, problem = _decode(data, name)
@@ -223,8 +229,7 @@ def _parse_text(name: str, data: bytes, macros: dict[str, str],
             whole.entries, (problem, *whole.diagnostics), whole.strings, whole.preambles
         )
     text = _normalized(text)
-    # (plain UTF-8 bytes were tried as they are)
-    result = None if chunks.plain_utf8(data) else _assembled(name, text, macros, disk)
+    result = _assembled(name, text, macros, disk) if assemble else None
     if result is None:
         result = _parse_whole(text, name, macros=macros)
         chunks.remember(text, name, macros, disk, result)
@@ -235,12 +240,10 @@ def _assembled(name: str, text: str | bytes, macros: dict[str, str],
                disk: Path | None) -> ParseResult | None:
     """An edit of a file read before: the parse assembled from its last version's pieces,
     only the entries whose text changed parsed (:func:`refbook.readers.chunks.assemble`);
-    ``None`` if it cannot be. Plain UTF-8 bytes are assembled as they are (only new pieces
-    decoded); any other text once decoded and normalized."""
+    ``None`` if it cannot be. ``text``: the decoded, normalized text, or the bytes of a file
+    that :func:`refbook.readers.chunks.plain_utf8` says may be read as they are."""
     from refbook.readers import chunks
 
-    if isinstance(text, bytes) and not chunks.plain_utf8(text):
-        return None
     # the file's last version read here: its unchanged entries are re-used as they are
     last = bibcache.parsed_files.in_slot((name, tuple(macros.items())))
     assembled = chunks.assemble(text, name, macros, disk, _parse_piece,

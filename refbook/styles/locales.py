@@ -74,16 +74,22 @@ def available_locales() -> list[str]:
     return sorted(locale_files())
 
 
+def _stamp(path: str) -> tuple[int, int]:
+    """A file's size and modification time, keys of the caches of what is read from it (a
+    changed file is read again); (0, 0) when it cannot be looked at."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return 0, 0
+    return st.st_size, st.st_mtime_ns
+
+
 def _primary_dialects() -> dict[str, str]:
     folder = locale_dir()
     if folder is None:
         return {"en": "en-US"}
-    table = folder / "locales.json"
-    try:
-        st = table.stat()
-    except OSError:
-        return _dialects(str(table), 0, 0)
-    return _dialects(str(table), st.st_size, st.st_mtime_ns)
+    table = str(folder / "locales.json")
+    return _dialects(table, *_stamp(table))
 
 
 @lru_cache(maxsize=8)
@@ -125,11 +131,7 @@ def resolve_tag(tag: str) -> str | None:
 
 def _locale_node(path: str) -> Node:
     """The parsed locale file (parsed again once the file changed)."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return _parsed_locale(path, 0, 0)
-    return _parsed_locale(path, st.st_size, st.st_mtime_ns)
+    return _parsed_locale(path, *_stamp(path))
 
 
 @lru_cache(maxsize=128)
