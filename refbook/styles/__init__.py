@@ -164,7 +164,7 @@ class CslStyle:
 
     def save_memo(self, memo_dir: str) -> None:
         """Write the formatting memo next to the host's other caches (atomic, best effort)."""
-        save_memo(self.style().memo, self._memo_file(memo_dir))
+        save_memo(self.style().memo, self._memo_file(memo_dir), grows=True)
 
     def _memo_file(self, memo_dir: str) -> Path:
         from refbook import __version__

@@ -86,8 +86,7 @@ def test_formatting_memo_survives_the_process(tmp_path) -> None:  # type: ignore
     assert memo_file.stat().st_size > 0
     # a new process: empty memo, nothing loaded yet
     style_memo().clear()
-    memo._LOADED.clear()
-    memo._SAVED_SIZES.clear()
+    memo.forget()
     again = reg.resolve(Bibliography(), ITEMS, "chicago-author-date", memo_dir=str(tmp_path))
     assert {k: to_text(v) for k, v in again.citations.items()} == first
     assert again.entries == res.entries

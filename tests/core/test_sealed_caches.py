@@ -52,8 +52,7 @@ def plant(path: Path, marker: Path) -> None:
 
 def new_process() -> None:
     """Forget what this process holds in memory, as a new build process would start."""
-    memo._LOADED.clear()
-    memo._SAVED_SIZES.clear()
+    memo.forget()
     validation._MEMO.clear()
     bibcache.clear_memory_cache()
     clear_items_memo()

@@ -123,3 +123,45 @@ def test_an_incremental_build_converts_only_the_edited_entry(
     assert second.warnings == ""
     assert "(Knuth 1985)" in " ".join(second.read("one.txt").split())
     assert first_pass == ["knuth1984"]
+
+
+def test_a_citation_edit_adds_to_the_style_memo_and_equals_a_clean_build(
+        copy_root: Callable[[str], Path], tmp_path: Path) -> None:
+    """A new citation's formatting goes into a file added beside the style memo (the memo
+    itself is not rewritten); the next process reads both. Its HTML is the same as a build
+    without any cache, and a planted added file is refused, never unpickled."""
+    from tests.core.test_sealed_caches import plant
+
+    src = copy_root("modes")
+    doctrees, cache = tmp_path / "doctrees", tmp_path / "doctrees" / "refbook-cache"
+    assert sphinx_build(src, tmp_path / "out", doctrees).returncode == 0
+    [memo] = [p for p in cache.glob("style-*.pickle") if "+" not in p.name]
+    written = memo.read_bytes()
+    page = src / "two.rst"
+    page.write_text(page.read_text(encoding="utf-8").replace(
+        ":cite:p:`smith2020a`", ":cite:p:`smith2020a` and :cite:t:`knuth1984`"),
+        encoding="utf-8")
+    edited = sphinx_build(src, tmp_path / "out", doctrees)
+    assert (edited.returncode, edited.stderr) == (0, "")
+    assert memo.read_bytes() == written
+    [added] = cache.glob(f"{memo.stem}+*.pickle")
+    html = html_tree(tmp_path / "out")
+    assert "Knuth" in html["two.html"].decode()
+    # read back by a new process: the same pages
+    assert sphinx_build(src, tmp_path / "out", doctrees).returncode == 0
+    assert html_tree(tmp_path / "out") == html
+    # a planted added file: refused (one info line), the memo written whole, the same pages
+    marker = tmp_path / "marker"
+    plant(added, marker)
+    page.write_text(page.read_text(encoding="utf-8") + "\nAnd :cite:t:`lamport1994`.\n",
+                    encoding="utf-8")
+    planted = sphinx_build(src, tmp_path / "out", doctrees)
+    assert (planted.returncode, planted.stderr) == (0, "")
+    assert not marker.exists()
+    assert len(cache_lines(planted)) == 1
+    assert not added.exists()
+    assert memo.read_bytes() != written
+    html = html_tree(tmp_path / "out")
+    shutil.rmtree(doctrees)
+    assert sphinx_build(src, tmp_path / "out", doctrees).returncode == 0
+    assert html_tree(tmp_path / "out") == html

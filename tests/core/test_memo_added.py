@@ -1,0 +1,112 @@
+"""The style's formatting memo grows by added files: a resolution that formats a few new things
+(a citation edit) writes them beside the memo file instead of rewriting the whole memo, and a
+new process reads the main file and the added ones (``refbook.memo``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from refbook import memo, sealed
+from refbook.models import Bibliography
+from refbook.registry import Registry
+from refbook.render.text import to_text
+from refbook.styles import get_style
+from refbook.syntax import find_citations
+from tests.core.test_registry import ITEMS
+from tests.core.test_sealed_caches import Planted, new_process
+
+
+def memo_files(folder: Path) -> tuple[Path, list[Path]]:
+    """The style memo's main file and its added files, in their order."""
+    [main] = [p for p in folder.glob("style-chicago-author-date-*.pickle") if "+" not in p.name]
+    added = sorted(folder.glob(f"{main.stem}+*.pickle"),
+                   key=lambda p: int(p.stem.rsplit("+", 1)[1]))
+    return main, added
+
+
+def style_memo() -> dict[object, object]:
+    return get_style("chicago-author-date").style().memo
+
+
+def entries_in(path: Path) -> list[object]:
+    data = sealed.load(path)
+    assert isinstance(data, sealed.Joined)
+    return [k for k, _ in data.items]
+
+
+def resolve(text: str, folder: Path) -> dict[tuple[str, int], str]:
+    reg = Registry()
+    reg.set_document("ch1", find_citations(text))
+    res = reg.resolve(Bibliography(), ITEMS, "chicago-author-date", memo_dir=str(folder))
+    return {k: to_text(v) for k, v in res.citations.items()}
+
+
+def test_new_formatting_goes_into_an_added_file_and_a_new_process_reads_both(
+        tmp_path: Path) -> None:
+    new_process()
+    first = resolve("[@a; @b] and @c", tmp_path)
+    main, added = memo_files(tmp_path)
+    assert added == []
+    written = main.read_bytes()
+    stored = entries_in(main)
+    # the same process cites something new: only that goes into an added file
+    second = resolve("[@a; @b] and @c, and [@b, p. 7]", tmp_path)
+    main, added = memo_files(tmp_path)
+    assert main.read_bytes() == written  # not rewritten
+    assert len(added) == 1
+    new = entries_in(added[0])
+    assert 0 < len(new) < len(stored)
+    assert not set(map(repr, new)) & set(map(repr, stored))
+    # a new process reads the main file and the added one: nothing is formatted again (the
+    # memo holds what the files hold, and nothing new is written)
+    new_process()
+    assert resolve("[@a; @b] and @c, and [@b, p. 7]", tmp_path) == second
+    assert len(style_memo()) == len(stored) + len(new)
+    assert memo_files(tmp_path) == (main, added)
+    # the control: without the added file, its entries are formatted again and written again
+    new_process()
+    added[0].unlink()
+    assert resolve("[@a; @b] and @c, and [@b, p. 7]", tmp_path) == second
+    assert memo_files(tmp_path) == (main, added)
+    assert len(entries_in(added[0])) == len(new)
+    assert first == {k: v for k, v in second.items() if k[1] < 2}
+
+
+def test_after_max_added_files_the_memo_is_written_whole_again(tmp_path: Path) -> None:
+    new_process()
+    text = "[@a]"
+    resolve(text, tmp_path)
+    main, _ = memo_files(tmp_path)
+    for page in range(1, memo.MAX_ADDED + 1):
+        text += f" [@b, p. {page}]"
+        resolve(text, tmp_path)
+        assert len(memo_files(tmp_path)[1]) == page
+    before = main.read_bytes()
+    text += " [@c, p. 99]"
+    final = resolve(text, tmp_path)
+    main, added = memo_files(tmp_path)
+    assert added == []
+    assert main.read_bytes() != before
+    # everything is in the main file now: a new process formats the same
+    new_process()
+    assert resolve(text, tmp_path) == final
+    assert memo_files(tmp_path) == (main, [])
+
+
+def test_a_refused_file_makes_the_next_save_rewrite_the_memo(tmp_path: Path) -> None:
+    new_process()
+    resolve("[@a]", tmp_path)
+    resolve("[@a] [@b]", tmp_path)
+    main, [added] = memo_files(tmp_path)
+    marker = tmp_path / "marker"
+    import pickle
+
+    added.write_bytes(pickle.dumps(Planted(marker)))  # planted: refused, never unpickled
+    new_process()
+    again = resolve("[@a] [@b] [@c]", tmp_path)
+    assert not marker.exists()
+    assert sealed.take_rejected() == (added,)
+    # not one more added file beside a refused one: the whole memo, the planted file gone
+    assert memo_files(tmp_path) == (main, [])
+    new_process()
+    assert resolve("[@a] [@b] [@c]", tmp_path) == again
