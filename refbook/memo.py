@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TypeVar
 from refbook import sealed
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, MutableMapping
+    from collections.abc import Callable, Mapping, MutableMapping
 
 __all__ = ["MAX_ADDED", "REWRITE_SHARE", "code_stamp", "forget", "load_memo", "save_memo"]
 
@@ -103,13 +103,14 @@ def load_memo(memo: MutableMapping[K, V], path: Path) -> None:
 
 
 def save_memo(memo: Mapping[K, V], path: Path, *, changed: bool | None = None,
-              grows: bool = False) -> None:
+              grows: bool = False, keep: Callable[[K], bool] | None = None) -> None:
     """Write ``memo`` to ``path`` atomically (best effort).
 
     ``changed``: whether anything new went into the memo; by default, whether its size differs
     from what this process last loaded or saved. ``grows``: ``memo`` is the dict loaded (or
     saved) before, whose entries are only ever added (never replaced or removed but by
-    clearing it): its new entries then go into an added file (:data:`MAX_ADDED`).
+    clearing it): its new entries then go into an added file (:data:`MAX_ADDED`). ``keep``:
+    which entries are written (all by default).
     """
     if changed is False or (changed is None and _SAVED_SIZES.get(path) == len(memo)):
         return
@@ -118,11 +119,12 @@ def save_memo(memo: Mapping[K, V], path: Path, *, changed: bool | None = None,
     if (grows and stored is not None and stored[0] == id(memo) and 0 < stored[1] < len(memo)
             and len(added) < MAX_ADDED and not sealed.deferring()
             and next(iter(memo)) is stored[2]):
-        new = list(itertools.islice(memo.items(), stored[1], None))
+        new = [(k, v) for k, v in itertools.islice(memo.items(), stored[1], None)
+               if keep is None or keep(k)]
         number = int(added[-1].stem.rsplit("+", 1)[1]) + 1 if added else 1
         file = path.with_name(f"{path.stem}+{number}{path.suffix}")
-        if sealed.dump(sealed.Parts(None, lambda: sealed.chunked(new)), file):
-            _ADDED[path] = [*added, file]
+        if not new or sealed.dump(sealed.Parts(None, lambda: sealed.chunked(new)), file):
+            _ADDED[path] = [*added, file] if new else added
             _STORED[path] = (id(memo), len(memo), stored[2])
             _SAVED_SIZES[path] = len(memo)
         return
@@ -130,12 +132,15 @@ def save_memo(memo: Mapping[K, V], path: Path, *, changed: bool | None = None,
     # validation memo took 14 MB at the peak of a cold build; a copy of the items, so that
     # a held-back write (mkdocs serve) writes what the memo holds now
     items = list(memo.items())
+    first = items[0][0] if items else None
+    if keep is not None:
+        items = [(k, v) for k, v in items if keep(k)]
     if sealed.dump(sealed.Parts(None, lambda: sealed.chunked(items)), path):
         _LOADED.add(path)
         _SAVED_SIZES[path] = len(memo)
         _STORED.pop(path, None)
-        if grows and items:
-            _STORED[path] = (id(memo), len(memo), items[0][0])
+        if grows and memo:
+            _STORED[path] = (id(memo), len(memo), first)
         # the added files' entries are in the main file now
         for file in added:
             with contextlib.suppress(OSError):

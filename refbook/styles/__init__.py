@@ -164,7 +164,10 @@ class CslStyle:
 
     def save_memo(self, memo_dir: str) -> None:
         """Write the formatting memo next to the host's other caches (atomic, best effort)."""
-        save_memo(self.style().memo, self._memo_file(memo_dir), grows=True)
+        from refbook.styles.csl.processor import worth_keeping
+
+        style = self.style()
+        save_memo(style.memo, self._memo_file(memo_dir), grows=True, keep=worth_keeping(style))
 
     def _memo_file(self, memo_dir: str) -> Path:
         from refbook import __version__

@@ -110,3 +110,30 @@ def test_a_refused_file_makes_the_next_save_rewrite_the_memo(tmp_path: Path) -> 
     assert memo_files(tmp_path) == (main, [])
     new_process()
     assert resolve("[@a] [@b] [@c]", tmp_path) == again
+
+
+def test_the_file_leaves_out_the_basic_cites_unless_a_global_name_rule_reads_them(
+        tmp_path: Path) -> None:
+    """The basic cites' output trees (``basic-out``) are most of the memo and a later process
+    reads them only for a new citation of an item; a style whose given-name rule is global
+    reads every item's in its disambiguation passes, and its file keeps them."""
+    from refbook.styles import DATA
+
+    new_process()
+    resolve("[@a; @b] and @c", tmp_path / "by-cite")
+    main, _ = memo_files(tmp_path / "by-cite")
+    kinds = {k[0] for k in entries_in(main)}  # type: ignore[index]
+    assert "basic-out" in {k[0] for k in style_memo()}  # type: ignore[index]
+    assert "basic-out" not in kinds
+    assert {"basic", "cite", "entry", "sort"} <= kinds
+    text = (DATA / "chicago-author-date.csl").read_text(encoding="utf-8")
+    assert 'disambiguate-add-givenname="true"' in text
+    csl = tmp_path / "all-names.csl"
+    csl.write_text(text.replace('disambiguate-add-givenname="true"',
+                                'disambiguate-add-givenname="true" '
+                                'givenname-disambiguation-rule="all-names"', 1), encoding="utf-8")
+    reg = Registry()
+    reg.set_document("ch1", find_citations("[@a; @b] and @c"))
+    reg.resolve(Bibliography(), ITEMS, str(csl), memo_dir=str(tmp_path / "global"))
+    [file] = (tmp_path / "global").glob("style-*.pickle")
+    assert "basic-out" in {k[0] for k in entries_in(file)}  # type: ignore[index]

@@ -242,6 +242,23 @@ class _ContentKey:
         return True
 
 
+def worth_keeping(style: Style) -> Callable[[object], bool] | None:
+    """Which entries of ``style``'s memo a cache file keeps (None: all). Not the basic cites'
+    output trees (``basic-out``): the largest part of the memo (145 of 315 KB for the 300-entry
+    bench book), while a later process reads them only for a new citation of an item (one
+    render each: its text and names are kept as ``basic``) — unless the style's given-name
+    rule is global, whose passes read every item's."""
+    c = style.citation
+    if (c is not None and c.attrs.get("disambiguate-add-givenname") == "true"
+            and c.attrs.get("givenname-disambiguation-rule", "by-cite") != "by-cite"):
+        return None
+    return _not_basic_out
+
+
+def _not_basic_out(key: object) -> bool:
+    return not (type(key) is tuple and key and key[0] == "basic-out")
+
+
 @dataclass(slots=True)
 class _DD:
     item: str
