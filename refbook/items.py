@@ -133,5 +133,10 @@ def save_items(items: Items, memo_dir: str) -> None:
     """Write the conversions of ``items``' bibliography made so far to the cache folder (only
     this bibliography's entries: an edited entry's old conversion is not kept)."""
     bib, lang = items.bibliography, items.language
-    save_memo({(e, la): v for (e, la), v in list(_MEMO.items())
-               if la == lang and bib.get(e.key) == e}, _memo_file(memo_dir))
+
+    def ours(key: tuple[Entry, str]) -> bool:
+        return key[1] == lang and bib.get(key[0].key) == key[0]
+
+    # new conversions (a .bib edit's entry, a newly cited one) go into an added file; an
+    # edited entry's old conversion is dropped when the file is next written whole
+    save_memo(_MEMO, _memo_file(memo_dir), grows=True, keep=ours)

@@ -119,8 +119,11 @@ def save_memo(memo: Mapping[K, V], path: Path, *, changed: bool | None = None,
     if (grows and stored is not None and stored[0] == id(memo) and 0 < stored[1] < len(memo)
             and len(added) < MAX_ADDED and not sealed.deferring()
             and next(iter(memo)) is stored[2]):
-        new = [(k, v) for k, v in itertools.islice(memo.items(), stored[1], None)
-               if keep is None or keep(k)]
+        # copied before any filter runs (no Python code while the dict is iterated: another
+        # thread may be adding to it)
+        new = list(itertools.islice(memo.items(), stored[1], None))
+        if keep is not None:
+            new = [(k, v) for k, v in new if keep(k)]
         number = int(added[-1].stem.rsplit("+", 1)[1]) + 1 if added else 1
         file = path.with_name(f"{path.stem}+{number}{path.suffix}")
         if not new or sealed.dump(sealed.Parts(None, lambda: sealed.chunked(new)), file):

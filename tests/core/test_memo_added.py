@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from refbook import memo, sealed
 from refbook.models import Bibliography
 from refbook.registry import Registry
@@ -137,3 +139,52 @@ def test_the_file_leaves_out_the_basic_cites_unless_a_global_name_rule_reads_the
     reg.resolve(Bibliography(), ITEMS, str(csl), memo_dir=str(tmp_path / "global"))
     [file] = (tmp_path / "global").glob("style-*.pickle")
     assert "basic-out" in {k[0] for k in entries_in(file)}  # type: ignore[index]
+
+
+def test_an_edited_entry_adds_its_conversion_and_the_old_one_goes_when_written_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entry → CSL item conversions (``refbook.items``) grow the same way: a one-entry
+    edit adds a file with that entry's conversion; the old one is dropped when the file is
+    next written whole."""
+    from refbook.items import _memo_file, items_for, save_items
+    from refbook.readers import read_bibliography
+    from tests.conftest import counted_conversions
+
+    bib = tmp_path / "refs.bib"
+    cache = tmp_path / "cache"
+    cache.mkdir()
+
+    def write(title: str) -> None:
+        bib.write_text(
+            "@book{a, author = {Doe, Ann}, title = {First}, year = 2001}\n"
+            f"@book{{b, author = {{Roe, Bob}}, title = {{{title}}}, year = 2002}}\n"
+            "@book{c, author = {Poe, Cy}, title = {Third}, year = 2003}\n", encoding="utf-8")
+
+    def convert() -> list[str]:
+        new_process()
+        converted = counted_conversions(monkeypatch)
+        items = items_for(read_bibliography([str(bib)]), memo_dir=str(cache))
+        assert [items[k].id for k in items] == ["a", "b", "c"]
+        save_items(items, str(cache))
+        monkeypatch.undo()
+        return converted
+
+    def stored(path: Path) -> list[str]:
+        return sorted(f"{e.key}:{e.get('title')}" for e, _ in entries_in(path))  # type: ignore[attr-defined]
+
+    write("Second")
+    assert convert() == ["a", "b", "c"]
+    main = _memo_file(str(cache))
+    written = main.read_bytes()
+    write("Second, edited")
+    assert convert() == ["b"]
+    assert main.read_bytes() == written
+    [added] = cache.glob(f"{main.stem}+*.pickle")
+    assert stored(added) == ["b:Second, edited"]
+    assert convert() == []  # a new process finds the edited entry's conversion too
+    # written whole (here after one added file): only the current entries' conversions
+    monkeypatch.setattr(memo, "MAX_ADDED", 1)
+    write("Second, again")
+    assert convert() == ["b"]
+    assert not added.exists()
+    assert stored(main) == ["a:First", "b:Second, again", "c:Third"]
