@@ -103,14 +103,16 @@ def load_memo(memo: MutableMapping[K, V], path: Path) -> None:
 
 
 def save_memo(memo: Mapping[K, V], path: Path, *, changed: bool | None = None,
-              grows: bool = False, keep: Callable[[K], bool] | None = None) -> None:
+              grows: bool = False, keep: Callable[[K], bool] | None = None,
+              prune: Callable[[K], bool] | None = None) -> None:
     """Write ``memo`` to ``path`` atomically (best effort).
 
     ``changed``: whether anything new went into the memo; by default, whether its size differs
     from what this process last loaded or saved. ``grows``: ``memo`` is the dict loaded (or
     saved) before, whose entries are only ever added (never replaced or removed but by
     clearing it): its new entries then go into an added file (:data:`MAX_ADDED`). ``keep``:
-    which entries are written (all by default).
+    which entries are written (all by default). ``prune``: which entries a file written whole
+    again keeps (its stale ones dropped), beside ``keep``.
     """
     if changed is False or (changed is None and _SAVED_SIZES.get(path) == len(memo)):
         return
@@ -138,6 +140,8 @@ def save_memo(memo: Mapping[K, V], path: Path, *, changed: bool | None = None,
     first = items[0][0] if items else None
     if keep is not None:
         items = [(k, v) for k, v in items if keep(k)]
+    if prune is not None and path in _LOADED:  # a file written before: its stale entries go
+        items = [(k, v) for k, v in items if prune(k)]
     if sealed.dump(sealed.Parts(None, lambda: sealed.chunked(items)), path):
         _LOADED.add(path)
         _SAVED_SIZES[path] = len(memo)

@@ -164,10 +164,11 @@ class CslStyle:
 
     def save_memo(self, memo_dir: str) -> None:
         """Write the formatting memo next to the host's other caches (atomic, best effort)."""
-        from refbook.styles.csl.processor import worth_keeping
+        from refbook.styles.csl.processor import still_formatted, worth_keeping
 
         style = self.style()
-        save_memo(style.memo, self._memo_file(memo_dir), grows=True, keep=worth_keeping(style))
+        save_memo(style.memo, self._memo_file(memo_dir), grows=True, keep=worth_keeping(style),
+                  prune=still_formatted(style))
 
     def _memo_file(self, memo_dir: str) -> Path:
         from refbook import __version__

@@ -188,3 +188,43 @@ def test_an_edited_entry_adds_its_conversion_and_the_old_one_goes_when_written_w
     assert convert() == ["b"]
     assert not added.exists()
     assert stored(main) == ["a:First", "b:Second, again", "c:Third"]
+
+
+def test_a_memo_written_whole_again_drops_the_entries_of_items_no_longer_formatted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each edit of an entry gives its item a new content: the old one's sort keys, cites and
+    entry are never asked for again. Written whole again, the memo file keeps only what this
+    process's processors were made for (the control: the same edits in one process, whose
+    items include every version, keep them all)."""
+    from tests.core.test_registry import item
+
+    def resolve_with(title: str) -> list[tuple[str, str]]:
+        items = {**ITEMS, "b": item("b", "Doe", 2024, title)}
+        reg = Registry()
+        reg.set_document("ch1", find_citations("[@a; @b] and @c"))
+        res = reg.resolve(Bibliography(), items, "chicago-author-date", memo_dir=str(tmp_path))
+        return [(k, to_text(v)) for k, v in res.entries]
+
+    def entries_of(path: Path) -> list[str]:
+        return sorted(to_text(v) for k, v in sealed.load(path).items  # type: ignore[union-attr]
+                      if k[0] == "entry")
+
+    monkeypatch.setattr(memo, "MAX_ADDED", 2)
+    for n in range(4):  # each edit in a new process
+        new_process()
+        assert resolve_with(f"Beta {n}")[1][1].startswith("Doe, A. 2024b. Beta")
+    main, added = memo_files(tmp_path)
+    assert added == []  # two added files, then written whole at the fourth save
+    kept = entries_of(main)
+    assert len(kept) == 3
+    assert any("Beta 3" in e for e in kept)
+    assert not any(f"Beta {n}" in e for e in kept for n in range(3))
+    # the control: one process that formatted every version keeps every version
+    for path in (main, *added):
+        path.unlink()
+    new_process()
+    for n in range(4):
+        resolve_with(f"Beta {n}")
+    main, added = memo_files(tmp_path)
+    assert added == []  # written whole at the fourth save here too
+    assert len(entries_of(main)) == 6  # a, c and four versions of b

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import refbook.styles.csl.processor as processor_module
 import refbook.validate as validation
 from refbook import bibcache, memo, sealed, styles
 from refbook.config import Config
@@ -57,6 +58,7 @@ def new_process() -> None:
     bibcache.clear_memory_cache()
     clear_items_memo()
     get_style("chicago-author-date").style().memo.clear()
+    processor_module._FORMATTED.clear()  # which items this process's processors had
     # nor the parsed styles kept from the host's cache folder
     styles.keep_parsed_styles_in(None)
     styles._kept_style.cache_clear()
