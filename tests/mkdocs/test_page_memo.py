@@ -187,3 +187,44 @@ def test_serve_rebuilds_write_no_cache_file_even_where_on_serve_is_not_called(
     assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == first
     assert sealed.flush()  # serve stops
     assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} != first
+
+
+def test_a_serve_rebuild_converts_only_changed_entries_for_lists_and_tooltips(
+        project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a citation edit the book's list and the tooltips are made again (their back-links
+    changed), from the same formatted entries: each entry's HTML and one-line text are taken
+    from the object they were made from, not converted again (the control, with those
+    forgotten, converts every listed entry again)."""
+    from mkdocs_refbook import rendering
+
+    make(project)
+    forget_plugins()
+    serve_build(project)
+    calls = {"html": 0, "line": 0}
+
+    def counting(name: str, real: Any) -> Any:
+        def run(*args: Any, **kw: Any) -> Any:
+            calls[name] += 1
+            return real(*args, **kw)
+        return run
+
+    monkeypatch.setattr(rendering, "to_line", counting("line", rendering.to_line))
+    real_html = rendering.to_html
+    monkeypatch.setattr(rendering, "to_html", counting("html", real_html))
+
+    def edit(n: int) -> int:
+        project.page("index.md", PAGES["index.md"] + "\nAnd [@lee2021]." * n + "\n")
+        calls.update(html=0, line=0)
+        plugin = serve_build(project)
+        return len(plugin.resolution.entries)
+
+    edit(1)
+    edit(2)  # the same entries, one more citation: lists and tooltips again
+    assert calls["line"] == 0
+    listed_html = calls["html"]
+    # the control: the same edit with the converted texts forgotten
+    rendering._HTML.clear()
+    rendering._LINE.clear()
+    listed = edit(3)
+    assert calls["line"] == listed > 0
+    assert calls["html"] >= listed + listed_html
