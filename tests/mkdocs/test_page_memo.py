@@ -228,3 +228,34 @@ def test_a_serve_rebuild_converts_only_changed_entries_for_lists_and_tooltips(
     listed = edit(3)
     assert calls["line"] == listed > 0
     assert calls["html"] >= listed + listed_html
+
+
+def test_a_serve_rebuild_matches_brackets_only_in_changed_text(
+        project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python-Markdown hands the inline processor every paragraph of every page again at each
+    rebuild; the bracket matches of a paragraph seen before are kept (``refbook.syntax``), so
+    a rebuild scans only the edited page's new text (the control, with them forgotten, scans
+    every paragraph that holds a bracket)."""
+    from refbook import syntax
+
+    make(project)
+    forget_plugins()
+    serve_build(project)
+    scans: list[str] = []
+    real = syntax._match_brackets
+
+    def counting(text: str) -> Any:
+        scans.append(text)
+        return real(text)
+
+    monkeypatch.setattr(syntax, "_match_brackets", counting)
+    project.page("index.md", PAGES["index.md"] + "\nAnd [@lee2021] again.\n")
+    serve_build(project)
+    # the edited page's text when it is read, and its new paragraph when it is rendered
+    assert len(scans) == 2
+    assert scans[1] == "And [@lee2021] again."
+    scans.clear()
+    syntax._paragraph_brackets.cache_clear()  # the control
+    project.page("index.md", PAGES["index.md"] + "\nAnd [@lee2021] once more.\n")
+    serve_build(project)
+    assert len(scans) > 4
