@@ -70,6 +70,36 @@ def test_lazy_collator_reads_any_pyuca_table_as_pyuca_does() -> None:
         assert [w for w in words if ours.sort_key(w) != theirs.sort_key(w)] == [], table.name
 
 
+def test_the_ascii_sort_keys_are_pyuca_s() -> None:
+    """``fast_sort_key`` builds an ASCII string's key from its characters' weights: the same key
+    as pyuca's on real words, random printable ASCII and every table pyuca ships."""
+    rng = random.Random(7)  # reproducible test data
+    ascii_words = ["".join(rng.choice([chr(c) for c in range(0x80)])
+                           for _ in range(rng.randint(0, 14))) for _ in range(3000)]
+    words = _words() + ascii_words
+    assert sum(w.isascii() for w in words) > 3000
+    for table in sorted(Path(pyuca.__file__).parent.glob("allkeys-*.txt")):
+        ours, theirs = LazyCollator(str(table)), Collator(str(table))
+        assert [w for w in words if ours.fast_sort_key(w) != theirs.sort_key(w)] == [], table.name
+        assert ours._levels  # the characters' weights were used (no table joins ASCII)
+
+
+def test_a_table_joining_ascii_characters_takes_pyuca_s_way(tmp_path: Path) -> None:
+    """The control: with a line that makes "ab" one collation element, the per-character key
+    would be wrong; the collator sees the line and keys every string as pyuca does."""
+    default = Path(pyuca.__file__).parent / "allkeys-9.0.0.txt"
+    if not default.exists():
+        default = sorted(Path(pyuca.__file__).parent.glob("allkeys-*.txt"))[-1]
+    table = tmp_path / "allkeys-joined.txt"
+    table.write_text(default.read_text(encoding="utf-8")
+                     + "0061 0062 ; [.0300.0020.0002] # a joined 'ab'\n", encoding="utf-8")
+    ours, theirs = LazyCollator(str(table)), Collator(str(table))
+    per_character = LazyCollator(str(default)).fast_sort_key("xaby")
+    assert theirs.sort_key("xaby") != per_character
+    assert ours.fast_sort_key("xaby") == theirs.sort_key("xaby")
+    assert ours._levels is None
+
+
 def _item(key: str, family: str, year: int, title: str) -> Item:
     return Item(key, "book", text=(("title", (Text(title),)),),
                 names=(("author", (Name(family=family, given="Ann"),)),),

@@ -79,7 +79,7 @@ def _collator() -> Callable[[str], tuple[int, ...]]:
     table read lazily: ``refbook.styles.csl.uca``)."""
     from refbook.styles.csl.uca import LazyCollator
 
-    key: Callable[[str], tuple[int, ...]] = LazyCollator().sort_key
+    key: Callable[[str], tuple[int, ...]] = LazyCollator().fast_sort_key
     return key
 
 

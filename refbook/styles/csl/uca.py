@@ -27,6 +27,8 @@ _ELEMENT = re.compile(r"\[[*.]([0-9A-Fa-f]{4})\.([0-9A-Fa-f]{4})\.([0-9A-Fa-f]{4
 # a table line "0041 0300 ; [.1FA1.0020.0008][.0000.0024.0002] # comment": its first code point,
 # the further ones, its collation elements
 _LINE = re.compile(r"^([0-9A-F]{4,6})((?: [0-9A-F]{4,6})*) *;([^#\n]*)", re.M)
+# a table line that joins ASCII code points into one collation element ("0041 0042 ; …")
+_ASCII_RUN = re.compile(r"^00[0-7][0-9A-F](?: 00[0-7][0-9A-F])+ *;")
 _IMPLICIT = re.compile(r"^@implicitweights ([0-9A-F]+)\.\.([0-9A-F]+); *([0-9A-F]+)", re.M)
 
 
@@ -106,3 +108,49 @@ class LazyCollator(Collator):  # type: ignore[misc]
         lines = text.split("\n")
         lines.sort()
         self.table: Any = _LazyTable(lines)
+
+    def fast_sort_key(self, string: str) -> tuple[int, ...]:
+        """``sort_key`` of ``string``; an ASCII string's from each character's weights, kept
+        per character (pyuca works each string out code point by code point through its trie:
+        8 µs a word, 67 ms for the 8,566 words of a 2,000-entry bibliography). The same key:
+        ASCII is its own NFD form, has no non-starters, and no table line joins ASCII
+        characters into one element (checked when the table is first read; a table with one
+        would take pyuca's way for every string)."""
+        if not string.isascii():
+            return self.sort_key(string)  # type: ignore[no-any-return]
+        levels = self._ascii_levels()
+        if levels is None:
+            return self.sort_key(string)  # type: ignore[no-any-return]
+        try:
+            per_char = [levels[c] for c in string]
+        except KeyError:
+            per_char = [self._ascii_level(levels, c) for c in string]
+        key: list[int] = []
+        for level in range(4):
+            if level:
+                key.append(0)  # pyuca's level separator
+            for weights in per_char:
+                key.extend(weights[level])
+        return tuple(key)
+
+    def _ascii_levels(self) -> dict[str, tuple[tuple[int, ...], ...]] | None:
+        if not hasattr(self, "_levels"):
+            table = self.table
+            contracted = isinstance(table, _LazyTable) and any(
+                _ASCII_RUN.match(line) for first in range(0x80)
+                for line in table.lines[bisect_left(table.lines, f"{first:04X} "):
+                                        bisect_left(table.lines, f"{first:04X}!")])
+            self._levels: dict[str, tuple[tuple[int, ...], ...]] | None = (
+                None if contracted or not isinstance(table, _LazyTable) else {})
+        return self._levels
+
+    def _ascii_level(self, levels: dict[str, tuple[tuple[int, ...], ...]],
+                     char: str) -> tuple[tuple[int, ...], ...]:
+        """One ASCII character's non-zero weights per level (pyuca's elements of it alone)."""
+        found = levels.get(char)
+        if found is None:
+            elements = self.collation_elements(char)
+            found = levels[char] = tuple(
+                tuple(e[level] for e in elements if len(e) > level and e[level])
+                for level in range(4))
+        return found
