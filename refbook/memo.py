@@ -47,10 +47,10 @@ _SAVED_SIZES: dict[Path, int] = {}
 #: memo into the main file again and removes them.
 MAX_ADDED = 8
 
-#: path -> (id of the memo dict, how many of its first entries the files hold, its first key):
-#: what a save may add to instead of rewriting (the same dict, grown since, its first entry
-#: the same object: entries only appended)
-_STORED: dict[Path, tuple[int, int, object]] = {}
+#: path -> (id of the memo dict, its first key): a dict a save may add to instead of rewriting
+#: (the same dict, its first entry the same object: entries only appended since the files
+#: took its first ``_SAVED_SIZES[path]``)
+_STORED: dict[Path, tuple[int, object]] = {}
 #: path -> the added files known to belong to it (found when loading, written since)
 _ADDED: dict[Path, list[Path]] = {}
 
@@ -99,7 +99,7 @@ def load_memo(memo: MutableMapping[K, V], path: Path) -> None:
     _SAVED_SIZES[path] = len(memo)
     _ADDED[path] = added
     if was_empty and whole and memo:  # the files' entries, and only they, come first
-        _STORED[path] = (id(memo), len(memo), next(iter(memo)))
+        _STORED[path] = (id(memo), next(iter(memo)))
 
 
 def save_memo(memo: Mapping[K, V], path: Path, *, changed: bool | None = None,
@@ -117,20 +117,20 @@ def save_memo(memo: Mapping[K, V], path: Path, *, changed: bool | None = None,
     if changed is False or (changed is None and _SAVED_SIZES.get(path) == len(memo)):
         return
     stored = _STORED.get(path)
+    saved = _SAVED_SIZES.get(path, 0)
     added = _ADDED.get(path, [])
-    if (grows and stored is not None and stored[0] == id(memo) and 0 < stored[1] < len(memo)
+    if (grows and stored is not None and stored[0] == id(memo) and 0 < saved < len(memo)
             and len(added) < MAX_ADDED and not sealed.deferring()
-            and next(iter(memo)) is stored[2]):
+            and next(iter(memo)) is stored[1]):
         # copied before any filter runs (no Python code while the dict is iterated: another
         # thread may be adding to it)
-        new = list(itertools.islice(memo.items(), stored[1], None))
+        new = list(itertools.islice(memo.items(), saved, None))
         if keep is not None:
             new = [(k, v) for k, v in new if keep(k)]
         number = int(added[-1].stem.rsplit("+", 1)[1]) + 1 if added else 1
         file = path.with_name(f"{path.stem}+{number}{path.suffix}")
         if not new or sealed.dump(sealed.Parts(None, lambda: sealed.chunked(new)), file):
             _ADDED[path] = [*added, file] if new else added
-            _STORED[path] = (id(memo), len(memo), stored[2])
             _SAVED_SIZES[path] = len(memo)
         return
     # written in parts (refbook.sealed.Parts): the pickler's memo of a 20,000-entry
@@ -147,7 +147,7 @@ def save_memo(memo: Mapping[K, V], path: Path, *, changed: bool | None = None,
         _SAVED_SIZES[path] = len(memo)
         _STORED.pop(path, None)
         if grows and memo:
-            _STORED[path] = (id(memo), len(memo), first)
+            _STORED[path] = (id(memo), first)
         # the added files' entries are in the main file now
         for file in added:
             with contextlib.suppress(OSError):

@@ -111,6 +111,20 @@ def counted_conversions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return converted
 
 
+def recorded_calls(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[Any]:
+    """The first argument of each call of ``owner.name`` from now on, in order (the function
+    still runs): work compared by counts, never by time."""
+    calls: list[Any] = []
+    real = getattr(owner, name)
+
+    def recording(*args: Any, **kw: Any) -> Any:
+        calls.append(args[0] if args else None)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(owner, name, recording)
+    return calls
+
+
 def pandoc_cites(pandoc: str, folder: Path, items: list[dict[str, Any]], csl: Path | str,
                  markdown: str, *, to: str = "plain") -> str:
     """:func:`pandoc_render` of CSL-JSON ``items`` (written to ``folder/items.json``)."""

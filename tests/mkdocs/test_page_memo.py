@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 import mkdocs_refbook.plugin as plugin_module
+from tests.conftest import recorded_calls
 from tests.core.test_sealed_caches import new_process
 from tests.mkdocs.conftest import forget_plugins
 from tests.mkdocs.test_persistent_cache import PAGES, cli_build, make, site_tree
@@ -200,34 +201,26 @@ def test_a_serve_rebuild_converts_only_changed_entries_for_lists_and_tooltips(
     make(project)
     forget_plugins()
     serve_build(project)
-    calls = {"html": 0, "line": 0}
-
-    def counting(name: str, real: Any) -> Any:
-        def run(*args: Any, **kw: Any) -> Any:
-            calls[name] += 1
-            return real(*args, **kw)
-        return run
-
-    monkeypatch.setattr(rendering, "to_line", counting("line", rendering.to_line))
-    real_html = rendering.to_html
-    monkeypatch.setattr(rendering, "to_html", counting("html", real_html))
+    lines = recorded_calls(monkeypatch, rendering, "to_line")
+    htmls = recorded_calls(monkeypatch, rendering, "to_html")
 
     def edit(n: int) -> int:
         project.page("index.md", PAGES["index.md"] + "\nAnd [@lee2021]." * n + "\n")
-        calls.update(html=0, line=0)
+        lines.clear()
+        htmls.clear()
         plugin = serve_build(project)
         return len(plugin.resolution.entries)
 
     edit(1)
     edit(2)  # the same entries, one more citation: lists and tooltips again
-    assert calls["line"] == 0
-    listed_html = calls["html"]
+    assert len(lines) == 0
+    listed_html = len(htmls)
     # the control: the same edit with the converted texts forgotten
     rendering._HTML.clear()
     rendering._LINE.clear()
     listed = edit(3)
-    assert calls["line"] == listed > 0
-    assert calls["html"] >= listed + listed_html
+    assert len(lines) == listed > 0
+    assert len(htmls) >= listed + listed_html
 
 
 def test_a_serve_rebuild_matches_brackets_only_in_changed_text(
@@ -241,14 +234,7 @@ def test_a_serve_rebuild_matches_brackets_only_in_changed_text(
     make(project)
     forget_plugins()
     serve_build(project)
-    scans: list[str] = []
-    real = syntax._match_brackets
-
-    def counting(text: str) -> Any:
-        scans.append(text)
-        return real(text)
-
-    monkeypatch.setattr(syntax, "_match_brackets", counting)
+    scans = recorded_calls(monkeypatch, syntax, "_match_brackets")
     project.page("index.md", PAGES["index.md"] + "\nAnd [@lee2021] again.\n")
     serve_build(project)
     # the edited page's text when it is read, and its new paragraph when it is rendered

@@ -9,7 +9,7 @@ and every list entry of the book agrees.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cmp_to_key
 from typing import TYPE_CHECKING, TypeVar
@@ -264,6 +264,19 @@ def _not_basic_out(key: object) -> bool:
 _FORMATTED: dict[int, set[_ContentKey]] = {}
 
 
+def _content_keys(key: object) -> Iterator[_ContentKey]:
+    """The items a memo key names: its own parts, and each cite's of a citation's key."""
+    if type(key) is not tuple:
+        return
+    for part in key[1:]:
+        if type(part) is _ContentKey:
+            yield part
+        elif type(part) is tuple:  # a citation's cites: (cite item, content key, ...)
+            for cite in part:
+                if type(cite) is tuple:
+                    yield from (x for x in cite if type(x) is _ContentKey)
+
+
 def still_formatted(style: Style) -> Callable[[object], bool] | None:
     """Which entries of ``style``'s memo a memo file written whole again keeps: those of items
     formatted in this process (and those that name no item: collated words, forms of numbered
@@ -275,19 +288,7 @@ def still_formatted(style: Style) -> Callable[[object], bool] | None:
         return None
 
     def current(key: object) -> bool:
-        if type(key) is not tuple:
-            return True
-        for part in key[1:]:
-            if type(part) is _ContentKey:
-                if part not in formatted:
-                    return False
-            elif type(part) is tuple:  # a citation's cites: (cite item, content key, ...)
-                for cite in part:
-                    if type(cite) is tuple:
-                        for x in cite:
-                            if type(x) is _ContentKey and x not in formatted:
-                                return False
-        return True
+        return all(k in formatted for k in _content_keys(key))
 
     return current
 

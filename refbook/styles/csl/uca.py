@@ -55,12 +55,15 @@ class _LazyTable:
         self.lines = lines
         self.done: set[int] = set()
 
-    def _materialize(self, first: int) -> None:
-        self.done.add(first)
+    def run(self, first: int) -> list[str]:
+        """The table's lines that start with code point ``first``."""
         h = f"{first:04X}"
         lo = bisect_left(self.lines, h + " ")
-        hi = bisect_left(self.lines, h + "!", lo)  # "!" follows " ": the end of the run
-        for line in self.lines[lo:hi]:
+        return self.lines[lo:bisect_left(self.lines, h + "!", lo)]  # "!" follows " "
+
+    def _materialize(self, first: int) -> None:
+        self.done.add(first)
+        for line in self.run(first):
             m = _LINE.match(line)
             if m is None:
                 continue
@@ -136,12 +139,9 @@ class LazyCollator(Collator):  # type: ignore[misc]
     def _ascii_levels(self) -> dict[str, tuple[tuple[int, ...], ...]] | None:
         if not hasattr(self, "_levels"):
             table = self.table
-            contracted = isinstance(table, _LazyTable) and any(
-                _ASCII_RUN.match(line) for first in range(0x80)
-                for line in table.lines[bisect_left(table.lines, f"{first:04X} "):
-                                        bisect_left(table.lines, f"{first:04X}!")])
-            self._levels: dict[str, tuple[tuple[int, ...], ...]] | None = (
-                None if contracted or not isinstance(table, _LazyTable) else {})
+            joined = not isinstance(table, _LazyTable) or any(
+                _ASCII_RUN.match(line) for first in range(0x80) for line in table.run(first))
+            self._levels: dict[str, tuple[tuple[int, ...], ...]] | None = None if joined else {}
         return self._levels
 
     def _ascii_level(self, levels: dict[str, tuple[tuple[int, ...], ...]],
