@@ -168,6 +168,13 @@ def test_global_given_name_rule_and_ambiguity_passes_share_one_citation_render(
     assert to_text(p.cite([CiteItem("sa")])).startswith("(A. Globalsmith")
 
 
+def young_at_most_once(collections: list[int]) -> bool:
+    """No collection during the paused work; after it, at most one of the youngest generation:
+    a pause that made fewer than ``PROMOTE_AT`` objects leaves them young
+    (``refbook.gcpause.paused_gc``), and the next allocation's collection scans them once."""
+    return collections in ([], [0])
+
+
 def test_sorting_disambiguating_and_listing_set_off_no_garbage_collection() -> None:
     """The processor pauses the cyclic collector while it renders every item (refbook.gcpause):
     its allocations set off ~100 collections on the seed book otherwise, each rescanning the
@@ -194,7 +201,7 @@ def test_sorting_disambiguating_and_listing_set_off_no_garbage_collection() -> N
     finally:
         gc.callbacks.remove(count)
     assert len(entries) == len(wanted) > 250
-    assert collections == []
+    assert young_at_most_once(collections)
     assert gc.isenabled()
 
 
@@ -231,7 +238,7 @@ def test_converting_a_bibliographys_items_sets_off_no_garbage_collection() -> No
     at_once, none = converted(True)
     assert len(keys) > 250
     assert set_off  # the control: without the pause this work does collect
-    assert none == []
+    assert young_at_most_once(none)
     assert at_once == one_by_one
     assert gc.isenabled()
 
@@ -283,8 +290,8 @@ def test_resolving_a_book_and_loading_a_memo_file_set_off_no_garbage_collection(
         mp.setattr(refbook.gcpause.gc, "disable", lambda: None)
         again, some = counted(resolve)
         _, some_too = counted(lambda: sealed.load(path))
-    assert none == []
-    assert none_either == []
+    assert young_at_most_once(none)
+    assert young_at_most_once(none_either)
     assert some
     assert some_too
     assert again == resolution

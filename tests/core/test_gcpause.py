@@ -25,12 +25,33 @@ def _generation_of(obj: object) -> int | None:
     return None  # frozen, or not tracked
 
 
-def test_what_a_lasting_pause_makes_goes_to_the_oldest_generation() -> None:
+def test_what_a_large_lasting_pause_makes_goes_to_the_oldest_generation() -> None:
     assert gc.get_freeze_count() == 0
     with gcpause.paused_gc():
-        made = _Cyclic()
+        made = [_Cyclic() for _ in range(2 * gcpause.PROMOTE_AT)]
     assert gc.isenabled()
+    assert _generation_of(made[0]) == 2
     assert _generation_of(made) == 2
+
+
+def test_what_a_small_lasting_pause_makes_stays_young() -> None:
+    # a serve rebuild's pauses: promoting would move the host's young objects too
+    assert gc.get_freeze_count() == 0
+    with gcpause.paused_gc():
+        made = [_Cyclic() for _ in range(gcpause.PROMOTE_AT // 4)]
+    assert gc.isenabled()
+    # young: the collection the look-up itself sets off may have moved them to the middle one
+    assert _generation_of(made[0]) in (0, 1)
+
+
+def test_objects_made_and_freed_during_a_pause_do_not_count() -> None:
+    assert gc.get_freeze_count() == 0
+    with gcpause.paused_gc():
+        for _ in range(gcpause.PROMOTE_AT):
+            gone = [[]]  # two containers, freed at the next turn
+        del gone
+        made = _Cyclic()
+    assert _generation_of(made) in (0, 1)
 
 
 def test_what_a_passing_pause_makes_stays_young_and_is_collected_young() -> None:

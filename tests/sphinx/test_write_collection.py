@@ -27,6 +27,7 @@ if sys.argv[3] == "control":  # the behaviour before: no hold, the page's nodes 
     from refbook import gcpause
     sphinx_refbook.domain.hold_heap = lambda: None
     sphinx_refbook.writer.paused_gc = lambda lasting=True: gcpause.paused_gc(lasting=True)
+    gcpause.PROMOTE_AT = 0  # every lasting pause promoted, however little it made
 
 def setup(app):
     app.connect("html-page-context",
