@@ -17,8 +17,9 @@ the order of their definitions, so :func:`renumber` puts the list in reading ord
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from refbook.records import record
 
 if TYPE_CHECKING:
     import xml.etree.ElementTree as ET
@@ -36,7 +37,7 @@ _REFERENCE = re.compile(r"\[\^([^\]\n]+)\](?!:)")
 _BACK_TITLE = re.compile(r"\d+")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Placed:
     """Where a page's citation is printed: its note number and whether it is written inside a
     footnote definition (then printed there, in parentheses)."""

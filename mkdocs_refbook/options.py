@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +23,14 @@ from refbook.config import Config as CheckConfig
 from refbook.config import ConfigError as CheckConfigError
 from refbook.config import host_config
 from refbook.diagnostics import Code
+from refbook.records import field, record
 from refbook.styles import style_problems
 
 #: Scopes of a bibliography marker: the book's cited entries, this page's, every entry.
 SCOPES = ("book", "page", "all")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Option:
     """One option: its name, the Python type of its value, its default and what it does."""
 
@@ -157,7 +157,7 @@ RefbookConfig: type[base.Config] = type(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Settings:
     """Validated option values; paths are absolute."""
 

@@ -21,10 +21,11 @@ book.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from refbook.records import field, record
 
 #: HTML kinds kept in memory only: their keys hold formatted text (IR objects), which is slow
 #: to read back, and a new process finds the same HTML under a cheaper key
@@ -48,7 +49,7 @@ def plugin_stamp() -> str:
     return h.hexdigest()
 
 
-@dataclass(slots=True)
+@record()
 class Reading:
     """What one Markdown text holds, code masked out; each part computed when first asked."""
 
@@ -63,7 +64,7 @@ class Reading:
     markers: tuple[tuple[str, ...], int] | None = None
 
 
-@dataclass(slots=True)
+@record()
 class PageMemo:
     """The memo: readings by text digest, rendered HTML by its inputs (see the module)."""
 

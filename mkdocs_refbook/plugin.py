@@ -32,7 +32,6 @@ import posixpath
 import re
 import xml.etree.ElementTree as ET
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -65,6 +64,7 @@ from refbook.gcpause import skip_final_collection
 from refbook.items import Items, items_for, load_items, save_items
 from refbook.models import Location
 from refbook.readers import read_bibliography, read_bibliography_deferred
+from refbook.records import field, record, replace
 from refbook.registry import CitationSite, Registry, Resolution
 from refbook.render.html import WORD_JOINER, to_title
 from refbook.render.reference_list import CitingPlace, backlinks, rendered_title
@@ -131,7 +131,7 @@ def _plain(html_text: str) -> str:
     return one_line(text)
 
 
-@dataclass(slots=True)
+@record()
 class PageData:
     """What one page contributes to the book."""
 
@@ -170,7 +170,7 @@ class PageData:
     placed: list[Placed] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@record()
 class _Rendering:
     """The page whose Markdown is being rendered: the extension's host meanwhile."""
 

@@ -10,12 +10,12 @@ in where things live as plain data (:class:`Links`), never MkDocs objects.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from refbook.ir import Span
+from refbook.records import record
 from refbook.render import reference_list
 from refbook.render.html import escape_title, to_html
 from refbook.render.text import to_line
@@ -43,7 +43,7 @@ def cite_item_key(node: Span) -> str:
     return node.key
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Links:
     """Where things are, seen from the page being written."""
 

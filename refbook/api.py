@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from refbook import csl
 from refbook.diagnostics import Code, Diagnostic
 from refbook.models import Location
+from refbook.records import record
 from refbook.styles import CslStyle, get_style
 from refbook.styles.csl.processor import CiteItem
 
@@ -59,7 +59,7 @@ Source = str | os.PathLike[str] | Sequence[Mapping[str, Any]] | Sequence[csl.Ite
 NEAR_NOTE_DISTANCE = 5
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Cite:
     """One cited item inside a citation.
 
@@ -77,7 +77,7 @@ class Cite:
     position: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Citation:
     """A citation (one or more cites). ``note``: the number of the footnote it sits in, 0 for a
     citation in the running text."""

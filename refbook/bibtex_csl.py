@@ -24,7 +24,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -56,6 +55,7 @@ from refbook.latex import (
 )
 from refbook.models import MAX_DIGITS, Entry, Person
 from refbook.names import parse_names_pandoc, split_by_and
+from refbook.records import record
 
 __all__ = ["csl_to_json", "entry_to_item", "page_variable"]
 
@@ -400,7 +400,7 @@ def _parse_month(raw: str) -> int | None:
 _TITLE, _PERIODICAL, _FIELD = range(3)
 
 
-@dataclass(slots=True)
+@record()
 class _Ctx:
     """One entry being converted: its fields and the switches pandoc derives from them."""
 
@@ -965,7 +965,7 @@ _SUPERSCRIPT = {
 }  # fmt: skip
 
 
-@dataclass(slots=True)
+@record()
 class _Render:
     outer_quotes: bool = True
     italics: bool = True

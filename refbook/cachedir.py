@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from refbook import __version__, sealed
 from refbook.diagnostics import Code, Diagnostic, Severity
 from refbook.models import Location
+from refbook.records import record
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -50,7 +50,7 @@ _TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
 _OURS = (".pickle", ".sealed")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Prepared:
     """What :func:`prepare` found: whether the folder can be used, and what was reset."""
 
@@ -142,7 +142,7 @@ def note(prepared: Prepared | None) -> str | None:
     return f"the cache in {where} " + " and ".join(parts)
 
 
-# Diagnostics as plain tuples of strings and numbers: unpickling thousands of dataclasses (one
+# Diagnostics as plain tuples of strings and numbers: unpickling thousands of records (one
 # Python-level ``__setstate__`` each, their enums looked up by reduce) costs more than building
 # them again from tuples.
 _Packed = tuple[str, str, str | None, int, str, str, str, str | None]

@@ -10,12 +10,12 @@ family (``identifiers``) or ``ALL``, as in ruff's ``select``/``ignore``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from refbook.diagnostics import FAMILIES, Code, Severity
+from refbook.records import fields, record, replace
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -75,7 +75,7 @@ def _split(value: str | Iterable[str]) -> tuple[str, ...]:
     return tuple(v.strip() for v in value if v.strip())
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Config:
     """Validation options (all optional; the default reports every rule at its own severity).
 

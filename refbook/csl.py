@@ -14,13 +14,13 @@ LaTeX source in :attr:`Item.latex` and are converted when something first reads 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from refbook.ir import Inlines
+from refbook.records import field, record, replace
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Name:
     """A CSL name. A corporate or otherwise unsplittable name has only ``literal``.
     ``others`` stands for BibTeX's ``and others`` (rendered as "et al.")."""
@@ -53,7 +53,7 @@ class Name:
                        self.comma_suffix))
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class DatePart:
     """One date (year, month, day; 0 = absent). Month 13-16 are seasons as in CSL."""
 
@@ -62,7 +62,7 @@ class DatePart:
     day: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Date:
     """A date or a range (``end`` set), or a ``literal`` that could not be parsed."""
 
@@ -91,7 +91,7 @@ def latex_value(sources: tuple[str, ...]) -> Inlines | None:
     return convert(sources)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Item:
     """One entry as CSL sees it.
 

@@ -7,20 +7,21 @@ never pre-escaped: each renderer escapes for its own format.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, TypeAlias
+
+from refbook.records import record
 
 StyleKind: TypeAlias = Literal[
     "emph", "strong", "smallcaps", "sup", "sub", "code", "nocase", "quoted", "underline"
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Text:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Styled:
     """Formatting around children. ``nocase`` protects from case changes and renders as nothing;
     ``quoted`` renders with typographic quotes (kept as a node so punctuation can move inside)."""
@@ -29,7 +30,7 @@ class Styled:
     children: tuple[Inline, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Link:
     """A hyperlink. Renderers emit it only for http(s) URLs; anything else renders as text."""
 
@@ -37,7 +38,7 @@ class Link:
     children: tuple[Inline, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Span:
     """A semantic wrapper: ``role`` says what it holds (``entry``, ``citation``, ``unresolved``,
     ``title`` …); ``key`` is the entry key it belongs to, if any (for ``math``: the TeX source

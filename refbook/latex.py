@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, TypeAlias
 
 from refbook import ir, latex_math
 from refbook.models import MAX_DIGITS
+from refbook.records import record
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -65,14 +65,14 @@ __all__ = [
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class PStr:
     """A run of non-space text (pandoc ``Str``)."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class PSpace:
     """Inter-word space (pandoc ``Space``/``SoftBreak``)."""
 
@@ -80,12 +80,12 @@ class PSpace:
 SPACE = PSpace()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class PBreak:
     """A forced line break (``\\\\``)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class PSpan:
     """A span. ``cls == ""`` is a brace group (pandoc's ``Span nullAttr``), ``"nocase"`` a
     case-protected span; any other class (``sans-serif``, ``lang`` …) is transparent."""
@@ -94,7 +94,7 @@ class PSpan:
     children: tuple[PInline, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class PFmt:
     """Formatting: ``emph``, ``strong``, ``smallcaps``, ``sup``, ``sub``, ``underline``,
     ``strikeout``."""
@@ -103,30 +103,30 @@ class PFmt:
     children: tuple[PInline, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class PQuoted:
     double: bool
     children: tuple[PInline, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class PMath:
     text: str
     display: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class PCode:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class PLink:
     url: str
     children: tuple[PInline, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class PRaw:
     """Raw LaTeX pandoc keeps but never shows (unknown commands, footnotes, citations)."""
 
@@ -243,7 +243,7 @@ def _str(text: str) -> PInlines:
 _WORD, _SPACES, _NEWLINE, _COMMENT, _CTRL, _SYMBOL, _ESC = range(7)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class _Tok:
     kind: int
     text: str  # raw source of the token

@@ -20,9 +20,9 @@ test_latex_math.py`` compares every construct with pandoc live); see
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from refbook import ir
+from refbook.records import record
 
 __all__ = ["convert", "math_to_inlines"]
 
@@ -191,7 +191,7 @@ class _UnsupportedError(Exception):
     """texmath cannot write this as text: pandoc prints the TeX source."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class _Atom:
     """One expression: ``kind`` is "ord"/"op"/"bin"/"rel"/"pun"/"open"/"close" (a symbol),
     "id" (variable), "num", "text", "space", "oper" (operator name), "group"; ``sub``/``sup``

@@ -1,15 +1,17 @@
 """Core data models: what the readers produce and every later stage consumes.
 
-All models are frozen, slotted dataclasses with tuple fields, so they can be cached, hashed,
-pickled across Sphinx's parallel workers and compared in tests.
+All models are frozen records (``refbook.records``: slotted dataclasses, made cheaply) with
+tuple fields, so they can be cached, hashed, pickled across Sphinx's parallel workers and
+compared in tests.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from dataclasses import fields as dataclass_fields
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING
+
+from refbook.records import field, record
+from refbook.records import fields as record_fields
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
 MAX_DIGITS = 18
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@record(frozen=True, order=True)
 class Location:
     """A place in a source file (1-based line; 0 means "the whole file")."""
 
@@ -32,7 +34,7 @@ class Location:
         return f"{self.file}:{self.line}" if self.line else self.file
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Person:
     """One name of a name list, split the way BibTeX splits it.
 
@@ -54,7 +56,7 @@ class Person:
         return bool(self.literal)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Field:
     """A field of an entry: lower-cased name, its value as LaTeX source, where it was written.
 
@@ -70,7 +72,7 @@ class Field:
 
 def fields_from(file: str, packed: Iterable[tuple[str, str, int]]) -> tuple[Field, ...]:
     """``tuple(Field(name, value, Location(file, line)) for name, value, line in packed)``,
-    built twice as fast: a frozen dataclass's ``__init__`` sets each slot through
+    built twice as fast: a frozen record's ``__init__`` sets each slot through
     ``object.__setattr__``, and a cache load of 20,000 entries builds 164,000 fields and as
     many locations (0.23 s → 0.10 s). The slots are set directly, as ``__init__`` would; the
     two classes have no ``__post_init__``, and ``_FAST_SLOTS`` below fails at import when
@@ -90,8 +92,8 @@ def fields_from(file: str, packed: Iterable[tuple[str, str, int]]) -> tuple[Fiel
 
 
 # the slot setters fields_from uses, checked against the classes' fields
-_FAST_SLOTS = (tuple(f.name for f in dataclass_fields(Location)),
-               tuple(f.name for f in dataclass_fields(Field)))
+_FAST_SLOTS = (tuple(f.name for f in record_fields(Location)),
+               tuple(f.name for f in record_fields(Field)))
 if _FAST_SLOTS != (("file", "line"), ("name", "value", "location")):  # pragma: no cover
     msg = f"refbook.models.fields_from is out of date with the models' fields: {_FAST_SLOTS}"
     raise RuntimeError(msg)
@@ -99,7 +101,7 @@ _LOC_FILE, _LOC_LINE = (vars(Location)[n].__set__ for n in _FAST_SLOTS[0])
 _FIELD_NAME, _FIELD_VALUE, _FIELD_LOCATION = (vars(Field)[n].__set__ for n in _FAST_SLOTS[1])
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Entry:
     """One bibliography entry. ``type`` is lower-cased; fields keep their source order."""
 
@@ -152,7 +154,7 @@ class PackedEntry(Entry):
 
     def __getattr__(self, name: str) -> object:
         # only for slots still empty: the fields and the table, and _packed on an object
-        # made by Entry's own __init__ (dataclasses.replace)
+        # made by Entry's own __init__ (refbook.records.replace)
         if name == "_packed":
             return None
         if name not in ("fields", "_by_name"):
@@ -265,7 +267,7 @@ def packed_entry(file: str, key: str, type_: str, line: int,
 
 
 # the slot setters packed_entry and PackedEntry use, checked against Entry's fields
-_ENTRY_SLOTS = tuple(f.name for f in dataclass_fields(Entry))
+_ENTRY_SLOTS = tuple(f.name for f in record_fields(Entry))
 if _ENTRY_SLOTS != ("key", "type", "fields", "location", "_by_name", "_digest"):  # pragma: no cover
     msg = f"refbook.models.PackedEntry is out of date with Entry's fields: {_ENTRY_SLOTS}"
     raise RuntimeError(msg)
@@ -277,7 +279,7 @@ _FIELD_NAME_OF = attrgetter("name")
 
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Bibliography:
     """All entries of a book (one or several files), in reading order, with reading diagnostics.
 
@@ -328,7 +330,7 @@ class DeferredBibliography(Bibliography):
     _bib: Bibliography | None
     _load: Callable[[], Bibliography] | None
 
-    def __init__(self, load: Callable[[], Bibliography]) -> None:  # no dataclass __init__
+    def __init__(self, load: Callable[[], Bibliography]) -> None:  # no record __init__
         object.__setattr__(self, "_load", load)
         object.__setattr__(self, "_bib", None)
 

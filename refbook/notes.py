@@ -24,10 +24,10 @@ numbers (:class:`NoteCitation`); nothing here knows Sphinx or MkDocs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from refbook.ir import Link, Span, Styled, Text, plain
+from refbook.records import record
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 NEAR_NOTE_DISTANCE = 5
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class NoteCite:
     """One cited item of a citation, as positions see it."""
 
@@ -50,7 +50,7 @@ class NoteCite:
     author_only: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class NoteCitation:
     """One citation of a document, in reading order, with the note it is printed in."""
 
@@ -58,7 +58,7 @@ class NoteCitation:
     note: int
 
 
-@dataclass(slots=True)
+@record()
 class _Last:
     group: int
     note: int

@@ -8,13 +8,13 @@ citation numbers are book-wide, and records every citing place of each key for b
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code, Diagnostic
 from refbook.gcpause import paused_gc
 from refbook.items import Items
 from refbook.models import Location
+from refbook.records import field, record, replace
 from refbook.styles import CslStyle, get_style
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from refbook.syntax import Citation
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class CitationSite:
     """One citation in one document. ``index`` orders the citations inside the document."""
 
@@ -47,7 +47,7 @@ class CitationSite:
     in_note: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Resolution:
     """The formatted book: citation texts per site, the reference list, back-links, problems."""
 

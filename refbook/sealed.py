@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import copyreg
-import dataclasses
 import hashlib
 import hmac
 import io
@@ -39,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from refbook.gcpause import paused_gc
+from refbook.records import fields, is_record
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -185,12 +185,11 @@ def _reject(path: Path) -> None:
 
 #: The value classes cache files hold by the thousand (entries, CSL items, IR nodes, cited
 #: places, diagnostics, validation's facts per entry, the style engine's output trees that
-#: its memo keeps), by module. Each is a dataclass (frozen, but for the output tree's nodes,
-#: which nothing changes once built)
-#: with slots whose fields are all ``__init__`` arguments (``Entry._by_name`` excepted: ``__post_init__`` rebuilds it; and
-#: ``Item._hash``, ``Item._anon``, ``Name._hash`` and ``Entry._digest``, computed on first use and never
-#: stored), so it is
-#: stored as ``cls(*fields)``. The default for slotted dataclasses calls ``dataclasses.fields``
+#: its memo keeps), by module. Each is a record (``refbook.records``; frozen, but for the
+#: output tree's nodes, which nothing changes once built) with slots whose fields are all
+#: ``__init__`` arguments (``Entry._by_name`` excepted: ``__post_init__`` rebuilds it; and
+#: ``Item._hash``, ``Item._anon``, ``Name._hash`` and ``Entry._digest``, computed on first use
+#: and never stored), so it is stored as ``cls(*fields)``. The default for slotted frozen records calls ``__getstate__``
 #: for every object when writing and ``object.__setattr__`` per field when reading: the fast
 #: form writes the 300-entry bench book's formatting, items and resolution files 2-3x faster
 #: and reads them ~1.5x faster (docs/design/performance.md). Files in either form load alike.
@@ -210,7 +209,7 @@ _tables: dict[frozenset[str], dict[type, Callable[[Any], Any]]] = {}
 
 
 def _reducer(cls: type) -> Callable[[Any], Any]:
-    names = [f.name for f in dataclasses.fields(cls) if f.init]
+    names = [f.name for f in fields(cls) if f.init]
     get = operator.attrgetter(*names)
     if len(names) == 1:
         return lambda obj: (cls, (get(obj),))
@@ -227,7 +226,7 @@ def dispatch_table() -> dict[type, Callable[[Any], Any]]:
         for module in loaded:
             for name in _VALUE_CLASSES[module]:
                 cls = getattr(sys.modules[module], name, None)
-                if isinstance(cls, type) and dataclasses.is_dataclass(cls):
+                if isinstance(cls, type) and is_record(cls):
                     table[cls] = _reducer(cls)
         _tables[loaded] = table
     return table

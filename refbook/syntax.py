@@ -13,8 +13,9 @@ first as a narrative ``@a`` between literal brackets, which no author means).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
+
+from refbook.records import record
 
 # Locator labels as Pandoc recognizes them (English locale terms, long and short forms).
 _LABELS: dict[str, str] = {}
@@ -52,7 +53,7 @@ _KEY = r"[\w](?:[\w]|[:.#$%&+?<>~/-](?=[\w]))*"
 _KEY_RE = re.compile(rf"@(?:\{{(?P<braced>[^{{}}\n\r]+)\}}|(?P<plain>{_KEY}))")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class CiteRef:
     """One key inside a citation, with what surrounds it."""
 
@@ -66,7 +67,7 @@ class CiteRef:
     all_authors: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Citation:
     """A parsed citation. ``mode`` is ``parenthetical`` or ``narrative``; ``start``/``end`` are
     offsets of the whole citation in the scanned text; ``line`` is 1-based."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +22,7 @@ from refbook.items import Items, _item, load_items, save_items
 from refbook.memo import code_stamp, load_memo, save_memo
 from refbook.models import Location
 from refbook.readers import read_bibliography
+from refbook.records import replace
 from refbook.registry import KeyIndex, Registry, Resolution, unresolved_key
 from refbook.render.reference_list import (
     CitingPlace,

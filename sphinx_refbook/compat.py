@@ -12,12 +12,12 @@ sphinxcontrib-bibtex's own template functions, which such a style is written aga
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 from refbook.diagnostics import Code
 from refbook.ir import Span, Text
+from refbook.records import record
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -46,7 +46,7 @@ COMPAT_OPTIONS: dict[str, object] = {
 REFERENCING = "sphinxcontrib.bibtex.style.referencing"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Compat:
     """The values of sphinxcontrib-bibtex's options (see :data:`COMPAT_OPTIONS`)."""
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import codecs
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -19,6 +18,7 @@ from refbook.config import Config as CheckConfig
 from refbook.config import ConfigError as CheckConfigError
 from refbook.config import host_config
 from refbook.diagnostics import Code
+from refbook.records import record
 from refbook.styles import style_problems
 from sphinx_refbook import report
 from sphinx_refbook.compat import COMPAT_OPTIONS, Compat, compat_problems, compat_settings
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from sphinx.config import Config
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Option:
     """One configuration value: ``refbook_<name>`` in ``conf.py``."""
 
@@ -84,7 +84,7 @@ ENCODINGS = {"utf-8": "utf-8", "utf-8-sig": "utf-8", "latin-1": "latin-1",
              "iso8859-1": "latin-1"}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Settings:
     """The validated options."""
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
@@ -27,6 +26,7 @@ from refbook import __version__, cachedir, sealed
 from refbook.diagnostics import Code, Severity
 from refbook.gcpause import hold_heap, release_heap
 from refbook.models import Location
+from refbook.records import replace
 from refbook.registry import CitationSite
 from refbook.styles import get_style, keep_parsed_styles_in
 from refbook.syntax import Citation

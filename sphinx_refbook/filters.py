@@ -21,8 +21,9 @@ from __future__ import annotations
 import ast
 import importlib
 import re
-from dataclasses import dataclass
 from typing import Any
+
+from refbook.records import record
 
 # the parser of the re module (private, but stable since 3.11) and its opcodes
 _sre_parser: Any = importlib.import_module("re._parser")
@@ -43,7 +44,7 @@ class FilterError(ValueError):
     invalid or too costly to match."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Filter:
     """A checked filter: its syntax tree and the compiled pattern of each ``%``."""
 

@@ -13,7 +13,6 @@ citations are not citations of the reference lists: no list shows an entry for t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from docutils import nodes
@@ -21,6 +20,7 @@ from docutils.nodes import make_id
 from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
+from refbook.records import field, record
 from refbook.role_targets import parse_foot_keys
 from refbook.syntax import Citation, CiteRef
 from sphinx_refbook.lines import hold_problem, mark_role
@@ -41,7 +41,7 @@ FOOTNOTE_NAME = "footcite-{key}"
 _STATE = "refbook_footnotes"
 
 
-@dataclass(slots=True)
+@record()
 class _PageFootnotes:
     """Footnote citations of the page being read (kept in ``env.temp_data``)."""
 

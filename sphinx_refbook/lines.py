@@ -14,13 +14,13 @@ reported, at their line.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
 from docutils.parsers.rst.states import Inliner
 from sphinx.transforms import SphinxTransform
 
+from refbook.records import replace
 from sphinx_refbook import report
 
 if TYPE_CHECKING:

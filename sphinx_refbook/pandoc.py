@@ -11,7 +11,6 @@ shows the formatted citation and back-links name the section by that text.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Any
 
 from docutils import nodes
@@ -20,6 +19,7 @@ from sphinx.errors import FiletypeNotFoundError
 from sphinx.transforms import SphinxTransform
 from sphinx.util import get_filetype
 
+from refbook.records import replace
 from refbook.syntax import find_citations
 from sphinx_refbook.config import settings
 from sphinx_refbook.nodes import bibliography_node, citation_node, footcite_node

@@ -7,12 +7,12 @@ once the whole book is known. ``:cite:empty:`` lists keys without citing them (n
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from docutils import nodes
 from sphinx.util.docutils import SphinxRole
 
+from refbook.records import replace
 from refbook.role_targets import _TARGET, parse_targets
 from refbook.syntax import Citation
 from sphinx_refbook.lines import hold_problem, mark_role

@@ -11,9 +11,10 @@ validation): only a build that reads or resolves something does
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from refbook.records import field, record
 
 # (reference_list: its BackLink records are in every cached book, so it is loaded anyway)
 from refbook.render.reference_list import slug
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 SCOPES = ("book", "page", "all", "notcited", "filter")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ListSpec:
     """One reference list placed by a directive (or the automatic one, index -1)."""
 
@@ -59,13 +60,13 @@ class ListSpec:
         return (self.docname, self.index)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Target:
     docname: str
     anchor: str
 
 
-@dataclass(slots=True)
+@record()
 class Book:
     """The resolved book (transient: rebuilt after each read phase, never pickled)."""
 

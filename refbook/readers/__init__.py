@@ -309,7 +309,7 @@ def _parse_piece(text: str, file: str, *, macros: Mapping[str, str]) -> ParseRes
     return _parser()(text, file, macros=macros)
 
 
-# On disk a parse is stored as plain tuples: pickling the dataclasses themselves is several times
+# On disk a parse is stored as plain tuples: pickling the records themselves is several times
 # slower both ways (one Python-level ``__setstate__`` per field and location). Its head (file
 # name, diagnostics, @string macros, @preambles), then its entries, in parts (``_stored``):
 # (key, type, line, ((name, value, line), ...), shift), every line being ``line + shift`` (an

@@ -37,13 +37,13 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code, Diagnostic
 from refbook.gcpause import paused_gc
 from refbook.models import MAX_DIGITS, Entry, Field, Location
 from refbook.readers.result import ParseResult
+from refbook.records import record
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -76,7 +76,7 @@ MONTH_MACROS: Mapping[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ValueSpan:
     """Where the value of one field of a kept entry is written (for ``refbook check --fix``).
 

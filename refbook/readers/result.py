@@ -7,8 +7,9 @@ and never imports the parser (its tables and regular expressions).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from refbook.records import record
 
 if TYPE_CHECKING:
     from refbook.diagnostics import Diagnostic
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["ParseResult"]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ParseResult:
     """What one ``.bib`` text holds, in source order.
 

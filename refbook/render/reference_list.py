@@ -14,10 +14,10 @@ Link targets are opaque here: the host says what a citing place links to (a rela
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from refbook.records import record
 from refbook.render.text import one_line, to_line
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "x"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class CitingPlace:
     """One place citing an entry, as the host found it.
 
@@ -76,7 +76,7 @@ class CitingPlace:
     target: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class BackLink:
     """One back-link: where it points (the place's ``target``) and its text (plain text)."""
 
@@ -84,7 +84,7 @@ class BackLink:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class BackLinks:
     """An entry's back-links: ``parts`` in the order shown, each either text or a link."""
 
@@ -149,7 +149,7 @@ def rendered_title(title: str, citations: Iterable[tuple[str, Inlines | None]]) 
     return one_line("".join(out))
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ListEntry:
     """One entry of a list: a paragraph with ``classes`` and the id ``anchor`` (if any) holding
     ``content``, then :data:`BACKLINKS_GAP` and an inline element of class
@@ -162,7 +162,7 @@ class ListEntry:
     classes: tuple[str, ...] = ENTRY_CLASSES
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ReferenceList:
     """A reference list: an element with ``classes`` holding the entries in order."""
 

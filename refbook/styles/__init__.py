@@ -196,9 +196,8 @@ def keep_parsed_styles_in(folder: str | os.PathLike[str] | None) -> None:
 def _kept_style(path: str, locale: str | None, digest: str, folder: str) -> Style:
     """``load_style``'s style, from ``folder`` when a process parsed it before (once per
     process: later calls get the same object, and so the same formatting memo)."""
-    from dataclasses import replace
-
     from refbook import __version__, sealed
+    from refbook.records import replace
     from refbook.styles.csl.style import Style, load_style
 
     kept = Path(folder) / f"parsed-style-{__version__}-{code_stamp()}-{digest}.pickle"

@@ -13,7 +13,6 @@ text becomes refbook's IR (``refbook.ir``), never markup, so each host escapes i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +25,7 @@ from pybtex.richtext import BaseMultipartText, HRef, Protected, String, Symbol, 
 from pybtex.style.template import FieldIsMissing
 
 from refbook.ir import Link, Span, Styled, Text
+from refbook.records import record
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -57,7 +57,7 @@ class PybtexStyleError(LookupError):
     """A style name that no installed pybtex plugin provides."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class FormattedItem:
     """One entry as a pybtex style formats it: ``label`` is the style's label (with the list's
     prefix), ``text`` the entry without its label, ``plain`` the same as plain text.

@@ -13,7 +13,6 @@ the adapter instead. Each cited key's reference is a ``cite-item`` span (the hos
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pybtex.errors
@@ -22,6 +21,7 @@ from pybtex.style.names import name_part
 from pybtex.style.template import join as pybtex_join
 
 from refbook.ir import Span, Styled, Text
+from refbook.records import field, record
 from refbook.styles.pybtex_bridge import to_inlines, to_pybtex
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["BUILTIN", "Bracket", "Ref", "ReferenceStyle", "format_citation", "role_names"]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Bracket:
     """Brackets around a citation and the separators between its references."""
 
@@ -49,7 +49,7 @@ _BARE_TEXTUAL = Bracket("", "", ", ")
 _BARE_PAREN = Bracket("", "", ",")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ReferenceStyle:
     """One referencing style: what ``p`` shows (``label``, ``author_year``, ``super`` or
     ``foot``), its brackets and separators."""
@@ -90,7 +90,7 @@ def role_names(style: ReferenceStyle) -> tuple[str, ...]:
     return style.roles
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Ref:
     """One cited key: its entry (None: no entry has the key), the label of the list it links
     to, and the texts written before and after it (``{see}key{p. 3}``)."""

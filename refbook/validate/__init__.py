@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +27,7 @@ from refbook.diagnostics import Code
 from refbook.gcpause import paused_gc
 from refbook.memo import REWRITE_SHARE, code_stamp, load_memo, save_memo
 from refbook.models import Location, packed_of
+from refbook.records import record
 from refbook.validate.report import apply_config
 from refbook.validate.workers import map_entries
 
@@ -48,7 +48,7 @@ def _each_entry(check_entry: Callable[[Entry, Config], Iterable[Diagnostic]],
     return check
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class _Rules:
     """The rule families, imported on first use: a host build whose rule results all come from
     its cache folder (a warm MkDocs build) runs no rule, so it does not pay for importing them
@@ -109,7 +109,7 @@ def active_families(config: Config) -> frozenset[str]:
     return frozenset(c.family for c in Code if config.enabled(c))
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class _Facts:
     """What validation learned from one entry: its own diagnostics (located where the entry
     was when they were computed) and what the rules across entries need from it."""

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from refbook.codemask import code_spans, mask_code_spans, mask_mkdocs_code
 from refbook.diagnostics import Code, Diagnostic
 from refbook.models import Location
+from refbook.records import record
 from refbook.registry import KeyIndex, case_folded_key, unresolved_key
 from refbook.role_targets import parse_foot_keys, parse_targets
 from refbook.syntax import find_citations
@@ -38,7 +38,7 @@ RST_ROLE = re.compile(r"(?<![^\s'\"(\[{<\-/:\u2018\u201c\u2019\u00ab\u2013\u2014
 MYST_ROLE = re.compile(r"\{(?P<name>(?:foot)?cite)(?::(?P<form>[a-z]+))?\}`(?P<text>[^`]*)`")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Scan:
     """What a document cites: each key at its ``document:line``, in order, and the roles that
     cannot be parsed (``citation-syntax``, as the Sphinx roles report them)."""

@@ -32,13 +32,13 @@ import errno
 import os
 import re
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code, Diagnostic
 from refbook.models import Location
 from refbook.readers.bibtex import MONTH_MACROS, parse_with_spans
+from refbook.records import record
 from refbook.validate.identifiers import DOI_PREFIX, SCHEME_TWICE, TEXT_FIELDS
 from refbook.validate.values import SINGLE_DASH
 
@@ -55,7 +55,7 @@ _DASH = re.compile(r"(\S)\s*(?:-|–|‐|‑)\s*(\S)")
 _CRLF = re.compile(r"\r\n")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class FileFix:
     """What fixing one file did: ``(line, what)`` per change made (none when nothing was
     written), the problems that kept it from writing, the file's ``@string`` definitions
@@ -69,7 +69,7 @@ class FileFix:
     note: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class FixReport:
     """What ``--fix`` did to the files of one run: ``fixed`` lines (``file:line: fixed: …``),
     ``notes`` for files it left alone on purpose, and ``diagnostics`` for files it could not
@@ -80,7 +80,7 @@ class FixReport:
     diagnostics: tuple[Diagnostic, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class _Fixed:
     text: str
     changes: tuple[tuple[int, str], ...]

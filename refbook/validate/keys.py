@@ -11,12 +11,12 @@ import difflib
 import re
 import unicodedata
 from collections import defaultdict
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code, Diagnostic
 from refbook.latex import to_text
 from refbook.names import parse_names
+from refbook.records import record
 from refbook.validate.identifiers import arxiv_of, doi_of, url_key
 from refbook.validate.report import at
 
@@ -61,7 +61,7 @@ def _first_author(entry: Entry) -> str:
     return title_key(p.literal or p.last)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Signals:
     """What tells one entry's work from another's, computed once per entry (and memoized)."""
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code, Severity
 from refbook.names import _split_and, is_et_al, parse_names
+from refbook.records import replace
 from refbook.validate.report import at
 
 if TYPE_CHECKING:

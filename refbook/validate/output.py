@@ -15,9 +15,10 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
+
+from refbook.records import replace
 
 if TYPE_CHECKING:
     from refbook.csl import Date, Item, Name
@@ -140,7 +141,7 @@ def _log_value(name: str) -> None:
 def _logged_item_class() -> type[Item]:
     """A subclass of :class:`refbook.csl.Item` that records, in the current log, every
     variable the engine reads through it. The engine reads an item only through these methods
-    (its type, language and id aside, which the caller compares); ``dataclasses.replace`` keeps
+    (its type, language and id aside, which the caller compares); ``refbook.records.replace`` keeps
     the class, so the copies the processor makes (a citation number added) record too."""
     from refbook.csl import Item
 
@@ -349,7 +350,7 @@ def _as_written(entry: Entry, style: str) -> _Reads | None:
     a braced month), each with its own fix, one after the other (validation checks an entry
     with every rule before the next): a few hundred are kept, each with its layout and
     processor."""
-    from dataclasses import fields as dc_fields
+    from refbook.records import fields as dc_fields
 
     item = _written_item(entry)
     logged = _logged_item_class()(**{f.name: getattr(item, f.name) for f in dc_fields(item) if f.init})

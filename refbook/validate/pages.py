@@ -28,9 +28,10 @@ from __future__ import annotations
 import ast
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from refbook.records import record
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -45,13 +46,13 @@ SKIPPED_NAMES = frozenset({"_build", "node_modules", "__pycache__"})
 BUILT_MARKERS = (".buildinfo", "search/search_index.json")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Page:
     path: Path
     kind: str  # "rst", "myst", "mkdocs" or "markdown"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Pages:
     pages: tuple[Page, ...]
     notes: tuple[str, ...] = ()  # what could not be read of a host's configuration
@@ -81,14 +82,14 @@ def _markdown_above(path: Path) -> str:
     return "markdown"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class _Sphinx:
     root: Path
     exclude: tuple[re.Pattern[str], ...]
     suffixes: dict[str, str]  # suffix -> "rst" / "myst"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class _MkDocs:
     root: Path
     docs_dir: Path

@@ -7,10 +7,10 @@ entry key and field name are always filled in.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code, Diagnostic, Severity
+from refbook.records import replace
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

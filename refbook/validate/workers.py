@@ -44,7 +44,7 @@ def worker_count() -> int:
 def _run(bounds: tuple[int, int]) -> bytes:
     """A worker's results, pickled as the sealed cache files are (``refbook.sealed.pickled``:
     value classes as ``cls(*fields)``): the executor's own pickling of 10,000 validation facts
-    went through each dataclass's generic ``__getstate__``/``__setstate__``."""
+    went through each record's generic ``__getstate__``/``__setstate__``."""
     from refbook.sealed import pickled
 
     assert _JOB is not None  # set before the fork

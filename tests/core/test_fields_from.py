@@ -2,7 +2,7 @@
 ``__init__`` (twice as fast on 164,000 fields): what it builds must be what the constructors
 build, on every field of the real files in ``shared/testdata``, through the reader's own
 pack/unpack round trip (the disk cache's form); ``Diagnostic.at`` (a diagnostic relocated, as
-hosts do for tens of thousands) is ``dataclasses.replace``."""
+hosts do for tens of thousands) is ``refbook.records.replace``."""
 
 from __future__ import annotations
 
@@ -52,13 +52,12 @@ def test_a_cache_round_trip_gives_the_parsed_entries_on_real_files(tmp_path: Pat
 
 
 def test_a_diagnostic_moved_elsewhere_is_the_replaced_one() -> None:
-    import dataclasses
-
     from refbook.diagnostics import Code, Diagnostic, Severity
+    from refbook.records import fields, replace
 
     d = Diagnostic(Code.UNKNOWN_FIELD, "m", Location("a.bib", 3), "h", "k", "f", Severity.INFO)
     for loc in (Location("b.bib", 9), None):
-        assert d.at(loc) == dataclasses.replace(d, location=loc)
+        assert d.at(loc) == replace(d, location=loc)
     # every field is carried: a field added to Diagnostic and not to ``at`` fails here
-    assert [f.name for f in dataclasses.fields(Diagnostic)] == [
+    assert [f.name for f in fields(Diagnostic)] == [
         "code", "message", "location", "hint", "key", "field", "severity"]

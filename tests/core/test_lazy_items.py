@@ -7,7 +7,6 @@ what the eager conversion gave (each test compares with an eagerly converted twi
 from __future__ import annotations
 
 import pickle
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ import pytest
 from refbook import csl, sealed
 from refbook.bibtex_csl import csl_to_json, entry_to_item
 from refbook.models import Entry, Field, Location
+from refbook.records import replace
 from refbook.render.html import to_html
 from refbook.render.text import to_text
 from refbook.styles import get_style

@@ -7,7 +7,6 @@ fields, look-ups, pickles, crossref resolution), and a load builds no fields unt
 
 from __future__ import annotations
 
-import dataclasses
 import pickle
 from typing import TYPE_CHECKING
 
@@ -16,6 +15,7 @@ import pytest
 from refbook import bibcache
 from refbook.models import Entry, PackedEntry, field_names
 from refbook.readers import chunks, read_bibliography
+from refbook.records import replace
 from refbook.validate import _signature
 from tests.conftest import SEED, TESTDATA
 
@@ -119,7 +119,7 @@ def test_a_packed_entry_replaced_or_shifted_is_a_whole_entry() -> None:
         assert _signature(packed_entry("f.bib", "k", "article", 3, changed, shift=10)) != (
             _signature(e))
     assert e == whole
-    other = dataclasses.replace(e, key="z")
+    other = replace(e, key="z")
     assert other.key == "z"
     assert "year" in other
     assert other.get("title") == "A {B}"

@@ -4,7 +4,6 @@ what was written, and the generic path is not taken at all (counted with a spy, 
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from refbook.csl import Item, Name
 from refbook.items import items_for
 from refbook.models import Entry
 from refbook.readers import read_bibliography
+from refbook.records import fields, is_record
 from refbook.registry import Registry, Resolution
 from refbook.styles import get_style
 from refbook.syntax import find_citations
@@ -35,13 +35,13 @@ def _classes() -> list[type]:
             for module, names in sealed._VALUE_CLASSES.items() for name in names]
 
 
-def test_every_listed_class_is_a_frozen_slotted_dataclass_built_from_its_init_fields() -> None:
+def test_every_listed_class_is_a_frozen_slotted_record_built_from_its_init_fields() -> None:
     for cls in _classes():
-        assert dataclasses.is_dataclass(cls), cls
+        assert is_record(cls), cls
         # the output tree's nodes are not frozen, but nothing changes them once built
-        assert cls.__dataclass_params__.frozen or cls.__module__ == OUTPUT, cls  # type: ignore[attr-defined]
+        assert cls.__record_frozen__ or cls.__module__ == OUTPUT, cls  # type: ignore[attr-defined]
         assert "__slots__" in cls.__dict__, cls
-        derived = [f.name for f in dataclasses.fields(cls) if not f.init]
+        derived = [f.name for f in fields(cls) if not f.init]
         # a field __init__ does not take must be one __post_init__ rebuilds, or a cache
         # computed on first use (Item's hash: never stored, string hashes vary per process;
         # Entry's validation digest)

@@ -260,7 +260,7 @@ STYLES = ("chicago-author-date", "apa", "ieee", "din-1505-2")
 
 def _full_render_answer(entry: object, name: str, fixed: str, style: str,
                         rename: str = "") -> bool:
-    from dataclasses import replace
+    from refbook.records import replace
 
     before = output._render(entry, style)  # type: ignore[arg-type]
     if before is None:
@@ -516,9 +516,8 @@ def test_the_page_variable_is_the_conversions_on_real_files() -> None:
 
 
 def test_the_logged_item_records_reads_through_copies() -> None:
-    from dataclasses import replace
-
     from refbook.bibtex_csl import entry_to_item
+    from refbook.records import replace
 
     _forget()
     logged_class = output._logged_item_class()

@@ -22,9 +22,9 @@ the node's parts parsed at compile time.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING, TypeAlias
 
+from refbook.records import replace
 from refbook.styles.csl.output import NO_FORMAT, Fmt, Formatting, Lit, Out
 
 if TYPE_CHECKING:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from refbook.ir import Inlines, Text
 from refbook.models import MAX_DIGITS
+from refbook.records import field, record, replace
 from refbook.styles.csl.output import (
+    FORMATTING_FIELDS,
     NO_FORMAT,
     Fmt,
     Formatting,
@@ -60,7 +61,7 @@ _NAME_ATTRS = (
 )
 
 
-@dataclass(slots=True)
+@record()
 class Disamb:
     """Disambiguation state of one item (citeproc's DisambiguationData)."""
 
@@ -712,7 +713,7 @@ class Evaluator:
         if f is NO_FORMAT or res is None:
             return res
         if f.text_case == "title" and not self._is_english():
-            f = Formatting(**{k: getattr(f, k) for k in Formatting.__slots__ if k != "text_case"})
+            f = Formatting(**{k: getattr(f, k) for k in FORMATTING_FIELDS if k != "text_case"})
         elif f.text_case in ("uppercase", "lowercase") and self._is_turkic():
             f = replace(f, text_case=f.text_case + "-tr")
         return Fmt(f, [res])
@@ -1085,7 +1086,7 @@ class Evaluator:
             return None
         if f.suffix and f.suffix.startswith(".") and term.endswith(".") and not f.strip_periods:
             rest = f.suffix[1:]
-            f = Formatting(**{**{k: getattr(f, k) for k in Formatting.__slots__},
+            f = Formatting(**{**{k: getattr(f, k) for k in FORMATTING_FIELDS},
                               "suffix": rest or None})
         return formatted(f, [lit(term)])
 
@@ -1393,7 +1394,7 @@ class Evaluator:
         if etal_node is not None:
             term = self.locale.term(etal_node.attrs.get("term", "et-al")) or ""
             ef = formatting_of(etal_node.attrs)
-            ef = Formatting(**{**{k: getattr(ef, k) for k in Formatting.__slots__},
+            ef = Formatting(**{**{k: getattr(ef, k) for k in FORMATTING_FIELDS},
                                "prefix": (before_etal + (ef.prefix or "")).replace("  ", " ")})
             etal = formatted(ef, [lit(term)]) if term else None
         elif use_last and not final_is_others:
@@ -1653,6 +1654,6 @@ def _second_field_aligned(lf: Formatting, xs: list[Out]) -> Out:
     if len(fields) < 2:
         return formatted(lf, xs)
     margin = Fmt(Formatting(display="left-margin"), [fields[0]])
-    rest = Fmt(Formatting(**{**{k: getattr(lf, k) for k in Formatting.__slots__},
+    rest = Fmt(Formatting(**{**{k: getattr(lf, k) for k in FORMATTING_FIELDS},
                              "prefix": None, "display": "right-inline"}), fields[1:])
     return formatted(Formatting(prefix=lf.prefix), [margin, rest])

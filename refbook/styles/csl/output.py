@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from typing import TypeAlias
 
 from refbook.casing import (
@@ -24,11 +23,12 @@ from refbook.casing import (
     is_word_break,
 )
 from refbook.ir import Inline, Inlines, Link, Span, Styled, Text
+from refbook.records import field, fields, record, replace
 
 # ---------------------------------------------------------------- output tree
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Formatting:
     prefix: str | None = None
     suffix: str | None = None
@@ -48,27 +48,29 @@ class Formatting:
         """``self <> other`` as citeproc does: values set in ``other`` win."""
         changes = {
             k: getattr(other, k)
-            for k in Formatting.__slots__
+            for k in FORMATTING_FIELDS
             if getattr(other, k) not in (None, False)
         }
         return replace(self, **changes) if changes else self
 
 
 NO_FORMAT = Formatting()
+#: the fields of :class:`Formatting`, in order
+FORMATTING_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Formatting))
 
 
-@dataclass(slots=True)
+@record()
 class Lit:
     inl: Inlines
 
 
-@dataclass(slots=True)
+@record()
 class Fmt:
     f: Formatting
     kids: list[Out] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@record()
 class Tag:
     """A tagged subtree. ``kind``: item, names, name, date, title, term, locator, year-suffix,
     prefix, suffix. ``data`` carries the tag's payload (item id, name list, …)."""
@@ -78,7 +80,7 @@ class Tag:
     data: object = None
 
 
-@dataclass(slots=True)
+@record()
 class Linked:
     url: str
     kids: list[Out]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import cmp_to_key
 from typing import TYPE_CHECKING, TypeVar
 
@@ -18,9 +17,11 @@ from refbook import csl
 from refbook.csl import Date
 from refbook.gcpause import paused_gc
 from refbook.ir import Inlines, Text
+from refbook.records import record
 from refbook.styles.csl.engine import Disamb, Evaluator, initialize
 from refbook.styles.csl.output import (
     DEFAULT_QUOTES,
+    FORMATTING_FIELDS,
     NO_FORMAT,
     Fmt,
     Formatting,
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class CiteItem:
     """One cited key inside a citation. ``mode``: normal, suppress-author, author-only."""
 
@@ -293,7 +294,7 @@ def still_formatted(style: Style) -> Callable[[object], bool] | None:
     return current
 
 
-@dataclass(slots=True)
+@record()
 class _DD:
     item: str
     names: list[Name]
@@ -735,7 +736,7 @@ class Processor:
         item = self.items[key]
         if not self.numbered:
             return item
-        from dataclasses import replace
+        from refbook.records import replace
 
         return replace(item, text=(*item.text, ("citation-number", (Text(str(self.number[key])),))))
 
@@ -775,7 +776,7 @@ class Processor:
                 continue
             item = self._numbered(ci.id, numbers)
             if ci.first_note and ci.position != "first":
-                from dataclasses import replace
+                from refbook.records import replace
 
                 item = replace(item, text=(*item.text, ("first-reference-note-number",
                                                         (Text(str(ci.first_note)),))))
@@ -844,7 +845,7 @@ class Processor:
 
     def _numbered(self, key: str, numbers: dict[str, int] | None) -> Item:
         if numbers is not None and key in numbers and self.numbered:
-            from dataclasses import replace
+            from refbook.records import replace
 
             item = self.items[key]
             return replace(item, text=(*item.text,
@@ -895,7 +896,7 @@ class Processor:
             if gi < len(groups) - 1:
                 gsuffix = delim if (no_collapse and not flipped) else (after or delim)
             result.append(formatted(Formatting(suffix=gsuffix), kids))
-        return formatted(Formatting(**{**{k: getattr(lf, k) for k in Formatting.__slots__},
+        return formatted(Formatting(**{**{k: getattr(lf, k) for k in FORMATTING_FIELDS},
                                        "delimiter": None}), result)
 
     def _collapse_numbers(self, outs: list[Out], lf: Formatting, after: str | None) -> Out:
@@ -927,7 +928,7 @@ class Processor:
             if i < len(runs) - 1:
                 piece = formatted(Formatting(suffix=sep), [piece])
             pieces.append(piece)
-        return formatted(Formatting(**{**{k: getattr(lf, k) for k in Formatting.__slots__},
+        return formatted(Formatting(**{**{k: getattr(lf, k) for k in FORMATTING_FIELDS},
                                        "delimiter": None}), pieces)
 
 
@@ -1122,7 +1123,7 @@ def _group_by_names(outs: list[Out]) -> list[list[Out]]:
 
 
 def _without_delimiter(f: Formatting) -> Formatting:
-    return Formatting(**{**{k: getattr(f, k) for k in Formatting.__slots__}, "delimiter": None})
+    return Formatting(**{**{k: getattr(f, k) for k in FORMATTING_FIELDS}, "delimiter": None})
 
 
 def _years(o: Out) -> list[tuple[int, int]]:

@@ -9,12 +9,13 @@ the specification, the style's own ``<locale>`` elements taking precedence.
 from __future__ import annotations
 
 import xml.parsers.expat
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from refbook.records import field, record
 
-@dataclass(slots=True)
+
+@record()
 class Node:
     tag: str
     attrs: dict[str, str]
@@ -37,7 +38,7 @@ class StyleSyntaxError(ValueError):
         self.message = message
 
 
-@dataclass(slots=True)
+@record()
 class Term:
     single: str
     multiple: str
@@ -46,7 +47,7 @@ class Term:
 QUOTE_TERMS = ("open-quote", "close-quote", "open-inner-quote", "close-inner-quote")
 
 
-@dataclass(slots=True)
+@record()
 class Locale:
     terms: dict[tuple[str, str], Term] = field(default_factory=dict)
     dates: dict[str, Node] = field(default_factory=dict)
@@ -227,7 +228,7 @@ def _parse(path: Path) -> Node:
     return parse_xml(data, str(path))
 
 
-@dataclass(slots=True)
+@record()
 class Style:
     """A parsed CSL style: options, macros, citation and bibliography layouts, locale."""
 
