@@ -148,21 +148,14 @@ def _key(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
 def _methods(cls: type, fs: tuple[RecordField, ...], *, frozen: bool,
              order: bool) -> dict[str, Any]:
     qualname = cls.__qualname__
-    shown = tuple(f.name for f in fs if f.repr)
     compared = _key(tuple(f.name for f in fs if f.compare))
     methods: dict[str, Any] = {}
-
-    @reprlib.recursive_repr()
-    def __repr__(self: Any) -> str:  # noqa: N807
-        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
-        return f"{self.__class__.__qualname__}({inner})"
 
     def __eq__(self: Any, other: object) -> bool:  # noqa: N807
         if other.__class__ is self.__class__:
             return bool(compared(self) == compared(other))
         return NotImplemented
 
-    methods["__repr__"] = __repr__
     methods["__eq__"] = __eq__
     if order:
         for name, compare in (("__lt__", operator.lt), ("__le__", operator.le),
@@ -256,7 +249,28 @@ def _make(cls: type, *, frozen: bool, order: bool) -> type:
     made.append(made_cls)
     if "__init__" not in own:
         made_cls.__init__ = _first_init(made_cls, fs, frozen=frozen)  # type: ignore[misc]
+    if "__repr__" not in own:
+        first = _first_repr(made_cls, tuple(f.name for f in fs if f.repr))
+        made_cls.__repr__ = first  # type: ignore[assignment,method-assign]
     return made_cls
+
+
+def _first_repr(cls: type, shown: tuple[str, ...]) -> Callable[[Any], str]:
+    """``__repr__`` until its first call, compiled then as the dataclass one is (an f-string of
+    the fields; reprs are hot where a host digests what it put on a page)."""
+
+    def __repr__(self: Any) -> str:  # noqa: N807
+        inner = ", ".join(f"{name}={{self.{name}!r}}" for name in shown)
+        env: dict[str, Any] = {}
+        source = f'def __repr__(self):\n  return self.__class__.__qualname__ + f"({inner})"\n'
+        exec(source, env)  # noqa: S102 - our own text: field names (identifiers)
+        made: Callable[[Any], str] = reprlib.recursive_repr()(env["__repr__"])
+        made.__qualname__ = f"{cls.__qualname__}.__repr__"
+        cls.__repr__ = made  # type: ignore[assignment,method-assign]
+        return made(self)
+
+    __repr__.__qualname__ = f"{cls.__qualname__}.__repr__"
+    return __repr__
 
 
 def _first_init(cls: type, fs: tuple[RecordField, ...], *, frozen: bool) -> Callable[..., None]:

@@ -236,6 +236,8 @@ def test_a_record_compiles_one_method_at_its_first_instance_and_a_dataclass_all_
     rec(1)
     rec(2, 3)
     assert compiled == ["def __init__"]  # the record: its __init__, once
+    assert repr(rec(1)) == repr(rec(1))
+    assert compiled == ["def __init__", "def __repr__"]  # and its __repr__ at its first call
     assert dc(1) != rec(1)
 
 
