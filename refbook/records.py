@@ -10,9 +10,11 @@ Why: ``dataclasses`` builds each class's methods by writing their source and com
 (``exec``), six or seven methods per frozen class, and then rebuilds the class for its slots:
 ~1 ms per class. Every build process pays it for every class it imports: 31 classes, 29 ms, of a
 MkDocs build from a warm cache folder (~70 ms over plain MkDocs in all), 64 classes, 52 ms, of a
-Sphinx build after a citation edit (docs/design/performance.md). A record compiles one method,
-``__init__`` (built from source as the dataclass one is, since it is what every value's creation
-runs), and makes the others from shared closures over the fields (``operator.attrgetter``).
+Sphinx build after a citation edit (docs/design/performance.md). A record writes the same
+source for ``__init__``, ``__repr__``, ``__eq__`` and ``__hash__`` (the statements the dataclass
+runs, as fast), but compiles each at its first call: most classes a process imports never
+have their methods called, or only some. The orderings and the frozen methods are shared
+closures over the fields.
 
 What a record is, the same as the dataclass with ``slots=True`` (and ``frozen``, ``order`` as
 given): ``__slots__`` of its fields, ``__init__`` taking the ``init`` fields in order (defaults,
@@ -91,8 +93,9 @@ def _fields_of(cls: type) -> tuple[RecordField, ...]:
     return tuple(out)
 
 
-def _init(cls: type, fs: tuple[RecordField, ...], *, frozen: bool) -> Callable[..., None]:
-    """``__init__``, compiled from its source as the dataclass one is (the same statements)."""
+def _init_source(cls: type, fs: tuple[RecordField, ...], *,
+                 frozen: bool) -> tuple[str, dict[str, Any]]:
+    """``__init__``'s source and the names it uses, as the dataclass one (the same statements)."""
     env: dict[str, Any] = {"__set": object.__setattr__, "__FACTORY": _FACTORY}
     params, body = [], []
     seen_default = False
@@ -128,11 +131,30 @@ def _init(cls: type, fs: tuple[RecordField, ...], *, frozen: bool) -> Callable[.
     if "__post_init__" in cls.__dict__:
         body.append("  self.__post_init__()")
     source = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or "  pass") + "\n"
-    exec(source, env)  # noqa: S102 - our own text: field names (identifiers) and placeholders
-    init: Callable[..., None] = env["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__module__ = cls.__module__
-    return init
+    return source, env
+
+
+def _tuple_of(names: tuple[str, ...], obj: str) -> str:
+    """The source of the tuple of ``obj``'s named attributes (as the dataclass methods write it)."""
+    return "(" + "".join(f"{obj}.{name}," for name in names) + ")"
+
+
+def _compiled_at_first_call(cls: type, name: str, source: str, env: dict[str, Any],
+                            wrap: Callable[[Any], Any] | None = None) -> Callable[..., Any]:
+    """A method that, at its first call, compiles ``source`` (defining ``name``), puts the
+    result in its place on ``cls`` and runs it. Compiling is most of what making a dataclass
+    costs, and a process calls few of the methods of the classes it imports."""
+
+    def first(self: Any, *args: Any, **kwargs: Any) -> Any:
+        exec(source, env)  # noqa: S102 - our own text: field names (identifiers) and placeholders
+        made = env[name] if wrap is None else wrap(env[name])
+        made.__qualname__ = f"{cls.__qualname__}.{name}"
+        made.__module__ = cls.__module__
+        setattr(cls, name, made)
+        return made(self, *args, **kwargs)
+
+    first.__qualname__ = f"{cls.__qualname__}.{name}"
+    return first
 
 
 def _key(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
@@ -147,37 +169,30 @@ def _key(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
 
 def _methods(cls: type, fs: tuple[RecordField, ...], *, frozen: bool,
              order: bool) -> dict[str, Any]:
-    qualname = cls.__qualname__
-    compared = _key(tuple(f.name for f in fs if f.compare))
-    methods: dict[str, Any] = {}
-
-    def __eq__(self: Any, other: object) -> bool:  # noqa: N807
-        if other.__class__ is self.__class__:
-            return bool(compared(self) == compared(other))
-        return NotImplemented
-
-    methods["__eq__"] = __eq__
+    """The methods of a record other than ``__init__``, ``__repr__`` and the frozen ones: a
+    value, or the source of a method compiled at its first call (``__eq__``, ``__hash__``: the
+    dataclass's own statements, hot in the memos' look-ups)."""
+    compared = tuple(f.name for f in fs if f.compare)
+    methods: dict[str, Any] = {"__eq__": (
+        "def __eq__(self, other):\n"
+        "  if other.__class__ is self.__class__:\n"
+        f"    return {_tuple_of(compared, 'self')} == {_tuple_of(compared, 'other')}\n"
+        "  return NotImplemented\n")}
     if order:
+        key = _key(compared)
         for name, compare in (("__lt__", operator.lt), ("__le__", operator.le),
                               ("__gt__", operator.gt), ("__ge__", operator.ge)):
-            methods[name] = _ordering(compared, compare)
+            method = _ordering(key, compare)
+            method.__qualname__ = f"{cls.__qualname__}.{name}"
+            methods[name] = method
     # the hash as dataclasses decides it (eq=True, unsafe_hash=False): a hash the class defines
     # is kept; otherwise frozen records hash their fields, others are unhashable
     class_hash = cls.__dict__.get("__hash__", MISSING)
     explicit = not (class_hash is MISSING or (class_hash is None and "__eq__" in cls.__dict__))
     if not explicit:
-        if frozen:
-            hashed = _key(tuple(f.name for f in fs if f.hash))
-
-            def __hash__(self: Any) -> int:  # noqa: N807
-                return hash(hashed(self))
-
-            methods["__hash__"] = __hash__
-        else:
-            methods["__hash__"] = None
-    for name, method in methods.items():
-        if method is not None:
-            method.__qualname__ = f"{qualname}.{name}"
+        hashed = tuple(f.name for f in fs if f.hash)
+        methods["__hash__"] = (f"def __hash__(self):\n  return hash({_tuple_of(hashed, 'self')})\n"
+                               if frozen else None)
     return methods
 
 
@@ -238,54 +253,25 @@ def _make(cls: type, *, frozen: bool, order: bool) -> type:
             if name not in own:
                 method.__qualname__ = f"{cls.__qualname__}.{name}"
                 namespace[name] = method
-    # the hash is set whenever _methods decided one (over Python's implicit None when the body
-    # defines __eq__), the other methods only when the body does not define them
-    namespace.update({name: method
-                      for name, method in _methods(cls, fs, frozen=frozen, order=order).items()
-                      if name == "__hash__" or name not in own})
     namespace.setdefault("__match_args__", tuple(f.name for f in fs if f.init))
     made_cls = type(cls)(cls.__name__, cls.__bases__, namespace)
     made_cls.__qualname__ = cls.__qualname__
     made.append(made_cls)
+    # the hash is set whenever _methods decided one (over Python's implicit None when the body
+    # defines __eq__), the other methods only when the body does not define them
+    for name, method in _methods(cls, fs, frozen=frozen, order=order).items():
+        if name == "__hash__" or name not in own:
+            setattr(made_cls, name, _compiled_at_first_call(made_cls, name, method, {})
+                    if isinstance(method, str) else method)
     if "__init__" not in own:
-        made_cls.__init__ = _first_init(made_cls, fs, frozen=frozen)  # type: ignore[misc]
+        source, env = _init_source(made_cls, fs, frozen=frozen)
+        made_cls.__init__ = _compiled_at_first_call(made_cls, "__init__", source, env)  # type: ignore[misc]
     if "__repr__" not in own:
-        first = _first_repr(made_cls, tuple(f.name for f in fs if f.repr))
-        made_cls.__repr__ = first  # type: ignore[assignment,method-assign]
-    return made_cls
-
-
-def _first_repr(cls: type, shown: tuple[str, ...]) -> Callable[[Any], str]:
-    """``__repr__`` until its first call, compiled then as the dataclass one is (an f-string of
-    the fields; reprs are hot where a host digests what it put on a page)."""
-
-    def __repr__(self: Any) -> str:  # noqa: N807
-        inner = ", ".join(f"{name}={{self.{name}!r}}" for name in shown)
-        env: dict[str, Any] = {}
+        inner = ", ".join(f"{f.name}={{self.{f.name}!r}}" for f in fs if f.repr)
         source = f'def __repr__(self):\n  return self.__class__.__qualname__ + f"({inner})"\n'
-        exec(source, env)  # noqa: S102 - our own text: field names (identifiers)
-        made: Callable[[Any], str] = reprlib.recursive_repr()(env["__repr__"])
-        made.__qualname__ = f"{cls.__qualname__}.__repr__"
-        cls.__repr__ = made  # type: ignore[assignment,method-assign]
-        return made(self)
-
-    __repr__.__qualname__ = f"{cls.__qualname__}.__repr__"
-    return __repr__
-
-
-def _first_init(cls: type, fs: tuple[RecordField, ...], *, frozen: bool) -> Callable[..., None]:
-    """The ``__init__`` of a record until its first instance: compiles the real one, puts it in
-    the class's place and runs it. Compiling is most of what making a record costs, and a
-    process uses few of the classes it imports (a warm MkDocs build makes instances of a
-    third of them)."""
-
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:  # noqa: N807
-        init = _init(cls, fs, frozen=frozen)
-        cls.__init__ = init  # type: ignore[misc]
-        init(self, *args, **kwargs)
-
-    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
-    return __init__
+        made_cls.__repr__ = _compiled_at_first_call(  # type: ignore[method-assign]
+            made_cls, "__repr__", source, {}, wrap=reprlib.recursive_repr())
+    return made_cls
 
 
 @overload

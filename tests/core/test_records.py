@@ -216,7 +216,7 @@ def test_no_value_class_of_refbook_is_a_dataclass() -> None:
     assert [c for c in classes if dataclasses.is_dataclass(c)] == []
 
 
-def test_a_record_compiles_one_method_at_its_first_instance_and_a_dataclass_all_at_once(
+def test_a_record_compiles_each_method_at_its_first_call_and_a_dataclass_all_at_once(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """What most of a dataclass's cost is, counted (tests assert no times): each method it
     makes is compiled from source (``exec``) when the class is made, most classes of a build
@@ -238,6 +238,9 @@ def test_a_record_compiles_one_method_at_its_first_instance_and_a_dataclass_all_
     assert compiled == ["def __init__"]  # the record: its __init__, once
     assert repr(rec(1)) == repr(rec(1))
     assert compiled == ["def __init__", "def __repr__"]  # and its __repr__ at its first call
+    assert rec(1) == rec(1)
+    assert hash(rec(1)) == hash(rec(1))
+    assert compiled == ["def __init__", "def __repr__", "def __eq__", "def __hash__"]
     assert dc(1) != rec(1)
 
 
