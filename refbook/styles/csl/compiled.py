@@ -9,9 +9,10 @@ evaluated, into a tuple of *steps*: closures ``step(ev, out)`` that append the e
 outputs to ``out``. What does not depend on the item is decided at compile time: which macro a
 ``<text macro>`` calls (its steps bound directly), the formatting of groups and macro calls
 (and its form without ``text-case``, for items not in English), which variables a
-``<choose>``'s branches test (a bit mask), the steps of each branch. A choose's branch is
-looked up per (item type, tested variables present) in the closure's own table; a group's
-outputs go into one list, and a chosen branch's straight into its parent's.
+``<choose>``'s branches test (a bit mask). A choose's branch is looked up per (item type,
+tested variables present) in the closure's own table, and its steps are compiled when it is
+first taken; a group's outputs go into one list, and a chosen branch's straight into its
+parent's.
 
 The leaves (``<text>``, ``<names>``, ``<date>``, ``<number>``, ``<label>``) stay the
 evaluator's methods, their output depending on the item throughout; but an ordinary
@@ -117,7 +118,17 @@ class Program:
         from refbook.styles.csl.engine import _conditions, _tested_variables
 
         branches = n.children
-        branch_steps = tuple(self.steps(b.children) for b in branches)
+        # each branch's steps, compiled when first taken: an item type takes few of a style's
+        # branches, and a process that formats one entry (a .bib edit) compiled them all
+        branch_steps: list[Steps | None] = [None] * len(branches)
+        steps_of = self.steps
+
+        def taken(i: int) -> Steps:
+            found = branch_steps[i]
+            if found is None:
+                found = branch_steps[i] = steps_of(branches[i].children)
+            return found
+
         #: each branch's (match, conditions), None for else
         tests = tuple(None if b.tag == "else" else _conditions(b.attrs) for b in branches)
         tested = _tested_variables(n)
@@ -146,13 +157,13 @@ class Program:
             start, decided = hit
             if decided:
                 if start < count:
-                    for step in branch_steps[start]:
+                    for step in branch_steps[start] or taken(start):
                         step(ev, out)
                 return
             for i in range(start, count):
                 test = tests[i]
                 if test is None or ev._test_parsed(*test):
-                    for step in branch_steps[i]:
+                    for step in branch_steps[i] or taken(i):
                         step(ev, out)
                     return
 
