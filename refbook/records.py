@@ -25,7 +25,8 @@ not frozen: none, unhashable), the four orderings with ``order``, ``__match_args
 ``FrozenInstanceError`` on assignment and pickling through ``__getstate__``/``__setstate__``
 with the same state a frozen slotted dataclass has. A method the class body defines is kept.
 ``ClassVar`` annotations are not fields. ``tests/core/test_records.py`` checks all of this
-against ``dataclasses`` itself, class by class.
+against ``dataclasses`` itself, class by class. Not supported (refbook uses neither):
+``kw_only`` fields and ``InitVar``; and a record is always slotted and compared (``eq``).
 
 ``dataclasses.fields`` and ``dataclasses.replace`` do not know records: :func:`fields` and
 :func:`replace` here do (and fall back to ``dataclasses`` for a dataclass).
@@ -90,6 +91,10 @@ def _fields_of(cls: type) -> tuple[RecordField, ...]:
         else:
             out.append(RecordField(name, value, MISSING, init=True, repr=True, compare=True,
                                    hash=None))
+        default = out[-1].default
+        if isinstance(default, (list, dict, set)):  # as dataclasses refuses it
+            raise ValueError(f"mutable default {type(default)} for field {name} is not "
+                             "allowed: use default_factory")
     return tuple(out)
 
 

@@ -259,3 +259,10 @@ def test_a_plain_subclass_of_a_record_is_one_as_a_dataclass_subclass_is() -> Non
     assert (sub_rec(1) == rec(1)) == (sub_dc(1) == dc(1))  # different classes: not equal
     assert _outcome(lambda: setattr(sub_rec(1), "a", 2))[0] == _outcome(
         lambda: setattr(sub_dc(1), "a", 2))[0]
+
+
+def test_a_mutable_default_is_refused_as_dataclasses_refuses_it() -> None:
+    for make in (dataclasses.dataclass(slots=True), records.record()):
+        with pytest.raises(ValueError, match="mutable default"):
+            make(type("Bad", (), {"__annotations__": {"a": "list[int]"}, "a": [],
+                                  "__module__": __name__}))
