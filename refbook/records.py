@@ -11,10 +11,10 @@ Why: ``dataclasses`` builds each class's methods by writing their source and com
 ~1 ms per class. Every build process pays it for every class it imports: 31 classes, 29 ms, of a
 MkDocs build from a warm cache folder (~70 ms over plain MkDocs in all), 64 classes, 52 ms, of a
 Sphinx build after a citation edit (docs/design/performance.md). A record writes the same
-source for ``__init__``, ``__repr__``, ``__eq__`` and ``__hash__`` (the statements the dataclass
-runs, as fast), but compiles each at its first call: most classes a process imports never
-have their methods called, or only some. The orderings and the frozen methods are shared
-closures over the fields.
+source for ``__init__``, ``__repr__``, ``__eq__``, ``__hash__`` and the orderings (the statements
+the dataclass runs, as fast), but compiles each at its first call: most classes a process
+imports never have their methods called, or only some. The frozen methods are closures over
+the fields.
 
 What a record is, the same as the dataclass with ``slots=True`` (and ``frozen``, ``order`` as
 given): ``__slots__`` of its fields, ``__init__`` taking the ``init`` fields in order (defaults,
@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import operator
 import reprlib
 import typing
 from collections.abc import Callable
@@ -162,34 +161,20 @@ def _compiled_at_first_call(cls: type, name: str, source: str, env: dict[str, An
     return first
 
 
-def _key(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
-    """The tuple of the named attributes of an object (what the dataclass methods compare)."""
-    if len(names) >= 2:
-        return operator.attrgetter(*names)  # a tuple already
-    if names:
-        one = operator.attrgetter(names[0])
-        return lambda obj: (one(obj),)
-    return lambda obj: ()
-
-
 def _methods(cls: type, fs: tuple[RecordField, ...], *, frozen: bool,
              order: bool) -> dict[str, Any]:
-    """The methods of a record other than ``__init__``, ``__repr__`` and the frozen ones: a
-    value, or the source of a method compiled at its first call (``__eq__``, ``__hash__``: the
-    dataclass's own statements, hot in the memos' look-ups)."""
+    """The comparisons and the hash of a record: the source of each method, compiled at its
+    first call (the dataclass's own statements: equality and hashes are hot in the memos'
+    look-ups), or None for no hash."""
     compared = tuple(f.name for f in fs if f.compare)
-    methods: dict[str, Any] = {"__eq__": (
-        "def __eq__(self, other):\n"
-        "  if other.__class__ is self.__class__:\n"
-        f"    return {_tuple_of(compared, 'self')} == {_tuple_of(compared, 'other')}\n"
-        "  return NotImplemented\n")}
-    if order:
-        key = _key(compared)
-        for name, compare in (("__lt__", operator.lt), ("__le__", operator.le),
-                              ("__gt__", operator.gt), ("__ge__", operator.ge)):
-            method = _ordering(key, compare)
-            method.__qualname__ = f"{cls.__qualname__}.{name}"
-            methods[name] = method
+    mine, theirs = _tuple_of(compared, "self"), _tuple_of(compared, "other")
+    methods: dict[str, Any] = {
+        name: (f"def {name}(self, other):\n"
+               "  if other.__class__ is self.__class__:\n"
+               f"    return {mine} {op} {theirs}\n"
+               "  return NotImplemented\n")
+        for name, op in (("__eq__", "=="), *((("__lt__", "<"), ("__le__", "<="), ("__gt__", ">"),
+                                              ("__ge__", ">=")) if order else ()))}
     # the hash as dataclasses decides it (eq=True, unsafe_hash=False): a hash the class defines
     # is kept; otherwise frozen records hash their fields, others are unhashable
     class_hash = cls.__dict__.get("__hash__", MISSING)
@@ -201,28 +186,17 @@ def _methods(cls: type, fs: tuple[RecordField, ...], *, frozen: bool,
     return methods
 
 
-def _ordering(key: Callable[[Any], tuple[Any, ...]],
-              compare: Callable[[Any, Any], bool]) -> Callable[[Any, object], Any]:
-    def ordering(self: Any, other: object) -> Any:  # a bool, or NotImplemented
-        if other.__class__ is self.__class__:
-            return bool(compare(key(self), key(other)))
-        return NotImplemented
-
-    return ordering
-
-
-def _frozen_methods(names: tuple[str, ...], made: list[type]) -> dict[str, Any]:
-    """Assignment refused, pickling through the fields' values (``made`` holds the class, once
-    made)."""
+def _frozen_methods(cls: type, names: tuple[str, ...]) -> dict[str, Any]:
+    """Assignment refused, pickling through the fields' values."""
     field_names = frozenset(names)
 
     def __setattr__(self: Any, name: str, value: object) -> None:  # noqa: N807
-        if type(self) is made[0] or name in field_names:
+        if type(self) is cls or name in field_names:
             raise FrozenInstanceError(f"cannot assign to field {name!r}")
         object.__setattr__(self, name, value)  # a subclass's own attribute (records' base is object)
 
     def __delattr__(self: Any, name: str) -> None:  # noqa: N807
-        if type(self) is made[0] or name in field_names:
+        if type(self) is cls or name in field_names:
             raise FrozenInstanceError(f"cannot delete field {name!r}")
         object.__delattr__(self, name)
 
@@ -249,19 +223,18 @@ def _make(cls: type, *, frozen: bool, order: bool) -> type:
     namespace["__slots__"] = names
     namespace["__record_fields__"] = fs
     namespace["__record_frozen__"] = frozen
-    made: list[type] = []
     if frozen:
         for name in ("__setattr__", "__delattr__"):
             if name in own:
                 raise TypeError(f"cannot overwrite attribute {name} in class {cls.__name__}")
-        for name, method in _frozen_methods(names, made).items():
-            if name not in own:
-                method.__qualname__ = f"{cls.__qualname__}.{name}"
-                namespace[name] = method
     namespace.setdefault("__match_args__", tuple(f.name for f in fs if f.init))
     made_cls = type(cls)(cls.__name__, cls.__bases__, namespace)
     made_cls.__qualname__ = cls.__qualname__
-    made.append(made_cls)
+    if frozen:
+        for name, method in _frozen_methods(made_cls, names).items():
+            if name not in own:
+                method.__qualname__ = f"{cls.__qualname__}.{name}"
+                setattr(made_cls, name, method)
     # the hash is set whenever _methods decided one (over Python's implicit None when the body
     # defines __eq__), the other methods only when the body does not define them
     for name, method in _methods(cls, fs, frozen=frozen, order=order).items():
