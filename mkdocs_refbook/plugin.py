@@ -71,7 +71,7 @@ from refbook.render.reference_list import CitingPlace, backlinks, rendered_title
 from refbook.render.text import one_line
 from refbook.styles import CslStyle, StyleError, get_style, keep_parsed_styles_in
 from refbook.syntax import find_citations
-from refbook.validate import apply_config, check_bibliography
+from refbook.validate import apply_config, check_bibliography, printed_key
 
 if TYPE_CHECKING:
     from collections.abc import Container, Mapping, Sequence
@@ -521,21 +521,25 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 self._memo.changed = False
         self._language = self._style_language()
         self.items = items_for(self.bibliography, self._language)
-        check_key = (id(self.bibliography), self._settings.check)
-        if check_key != self._check_key:
-            # the rules run once per version of the .bib files (a page edit reuses the result),
-            # and once per version in the cache folder (a new build process reuses it)
-            checks = cachedir.unpack_diagnostics(
-                self._cached("bib-checks", (self._bib_digest, self._settings.check)))
-            if checks is None:
-                checks = check_bibliography(self.bibliography, self._settings.check,
-                                            memo_dir=self._cache_dir)
-                self._store("bib-checks", (self._bib_digest, self._settings.check),
-                            cachedir.pack_diagnostics(checks))
-            self._bib_checks = [report.localize(d, self._settings, self._abs_doc)
-                                for d in checks]
-            self._check_key = check_key
-            self._check_keep = self.bibliography  # keeps id() in the key meaningful
+
+    def _check_bibliography(self, printed: frozenset[str]) -> None:
+        """The .bib rules' diagnostics (``_bib_checks``), ``printed`` the keys of the entries
+        the book prints (cited or listed: ``refbook.validate.validate``). The rules run once per
+        version of the .bib files and set of printed entries (a prose edit reuses the result),
+        and once per version in the cache folder (a new build process reuses it)."""
+        assert self.bibliography is not None
+        check_key = (id(self.bibliography), self._settings.check, printed)
+        if check_key == self._check_key:
+            return
+        disk_key = (self._bib_digest, self._settings.check, printed_key(printed))
+        checks = cachedir.unpack_diagnostics(self._cached("bib-checks", disk_key))
+        if checks is None:
+            checks = check_bibliography(self.bibliography, self._settings.check,
+                                        memo_dir=self._cache_dir, printed=printed)
+            self._store("bib-checks", disk_key, cachedir.pack_diagnostics(checks))
+        self._bib_checks = [report.localize(d, self._settings, self._abs_doc) for d in checks]
+        self._check_key = check_key
+        self._check_keep = self.bibliography  # keeps id() in the key meaningful
 
     def _style_language(self) -> str:
         """The style's language. Knowing it means parsing the style and its locale (XML), which
@@ -1216,6 +1220,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 self.resolution.key_of(k) for u in order for x in self.pages[u].sites
                 for k in x.citation.keys})
             self._used = (self._resolve_key, self.resolution, used)
+        # the .bib rules: what the style prints is asked only of the entries the book prints
+        self._check_bibliography(used)
         unused_key = (self._check_key, used)
         if unused_key != self._unused_key:
             # thousands on a shared bibliography: configured and located once per citation set,

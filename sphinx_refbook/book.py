@@ -33,7 +33,7 @@ from refbook.render.reference_list import (
 from refbook.render.reference_list import backlinks as entry_backlinks
 from refbook.render.text import to_line
 from refbook.styles import CslStyle, get_style
-from refbook.validate import apply_config, check_bibliography
+from refbook.validate import apply_config, check_bibliography, printed_key
 from refbook.validate.citations import unused_entries
 from refbook.validate.report import IGNORE_FIELD, INFO_LIMIT
 from sphinx_refbook.filters import FilterError, compile_filter, evaluate
@@ -45,7 +45,7 @@ from sphinx_refbook.render import item_key
 from sphinx_refbook.spec import Book, ListSpec, Target, files_digest
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping, Sequence
+    from collections.abc import Collection, Iterator, Mapping, Sequence
 
     from refbook.csl import Item
     from refbook.ir import Inlines
@@ -252,12 +252,16 @@ def resolve_book(
     # one configuration for both, as `refbook check --docs` applies it
     if bib_digest is None:  # the caller's, when it digested the files (10 MB for 20,000 entries)
         bib_digest = files_digest(bibfiles)
-    bib_problems = _bib_checks(bib, check, bib_digest, cache_dir)
+    # the entries the book prints: the rules about what the style prints report only those
+    used = set(bib.keys()) if everything else {k for k, _ in res.entries} | cited_set | foot_used
+    printed = None if everything else frozenset(
+        {k for k, _ in res.entries} | {res.key_of(k) for k in cited_set}
+        | {foot.key_of(k) for k in foot_used})
+    bib_problems = _bib_checks(bib, check, bib_digest, cache_dir, printed)
     # an entry the style could not format is said once: by the missing-field rule at the entry
     # when it reports the entry, else here at the list that shows pybtex's message instead
     reported = {d.key for d in bib_problems if d.code is Code.MISSING_FIELD}
     problems += [d for d in unformatted if d.key not in reported]
-    used = set(bib.keys()) if everything else {k for k, _ in res.entries} | cited_set | foot_used
     cite_problems = apply_config([*res.diagnostics, *problems], check, bib)
     cite_problems += _unused_infos(bib, used, check, syntaxes)
     book = Book(res, tuple(all_specs), listed, anchors, home, local, tooltips, back, {},
@@ -385,23 +389,25 @@ def _backlinks(res: Resolution, sites: Mapping[str, tuple[CitationSite, ...]],
     return out, citing
 
 
-#: (bib digest, options) → the .bib files' diagnostics: a citation edit, which re-resolves the
-#: book, does not re-run the rules (they read only the .bib files)
+#: (bib digest, options, printed entries) → the .bib files' diagnostics: a citation edit, which
+#: re-resolves the book, does not re-run the rules (they read only the .bib files and which
+#: entries the book prints)
 _BIB_CHECKS: dict[object, tuple[Diagnostic, ...]] = {}
 
 
 def _bib_checks(bib: Bibliography, check: Config, digest: str,
-                cache_dir: str | None) -> list[Diagnostic]:
+                cache_dir: str | None, printed: Collection[str] | None) -> list[Diagnostic]:
     from refbook import __version__
 
-    key = (digest, check)
+    key = (digest, check, printed_key(printed))
     file = (Path(cache_dir) / f"bib-checks-{__version__}-{code_stamp()}.pickle"
             if cache_dir else None)
     if file is not None:
         load_memo(_BIB_CHECKS, file)
     found = _BIB_CHECKS.get(key)
     if found is None:
-        found = _BIB_CHECKS[key] = tuple(check_bibliography(bib, check, memo_dir=cache_dir))
+        found = _BIB_CHECKS[key] = tuple(check_bibliography(bib, check, memo_dir=cache_dir,
+                                                            printed=printed))
         if file is not None:
             save_memo({key: found}, file, changed=True)
     return list(found)

@@ -149,21 +149,43 @@ def check_citations(bib: Bibliography, cited: Sequence[tuple[str, Location]], *,
     """
     out: list[Diagnostic] = []
     index = KeyIndex(bib.keys())  # a Bibliography iterates entries, not keys
-    used: set[str] = set()
     for key, where in cited:
         if key in bib:
-            used.add(key)
             continue
         right = index.with_other_case(key)
-        if right is not None:
-            used.add(right)
-            if fold_case:
-                out.append(case_folded_key(key, right, where))
-                continue
+        if right is not None and fold_case:
+            out.append(case_folded_key(key, right, where))
+            continue
         out.append(unresolved_key(key, where, index))
     if not lists_all:
-        out += unused_entries(bib, used, syntaxes=syntaxes)
+        # a key cited in another letter case keeps its entry from being unused either way
+        out += unused_entries(bib, _cited_keys(bib, cited, index, fold_case=True),
+                              syntaxes=syntaxes)
     return out
+
+
+def printed_keys(bib: Bibliography, cited: Iterable[tuple[str, Location]], *,
+                 lists_all: bool = False, fold_case: bool = False) -> frozenset[str] | None:
+    """The keys of the entries that the documents print, None when a document lists every
+    entry (``lists_all``): what ``refbook check --docs`` passes on as the rules' ``printed``,
+    as the hosts do. ``fold_case``: a key cited in another letter case prints its entry (the
+    MkDocs host; in Sphinx it is an unknown key, ``cite-case``)."""
+    if lists_all:
+        return None
+    return frozenset(_cited_keys(bib, cited, KeyIndex(bib.keys()), fold_case=fold_case))
+
+
+def _cited_keys(bib: Bibliography, cited: Iterable[tuple[str, Location]], index: KeyIndex, *,
+                fold_case: bool) -> set[str]:
+    used: set[str] = set()
+    for key, _ in cited:
+        if key in bib:
+            used.add(key)
+        elif fold_case:
+            right = index.with_other_case(key)
+            if right is not None:
+                used.add(right)
+    return used
 
 
 #: how a page cites a key, by the page's syntax: the example an ``unused-entry`` hint gives

@@ -19,6 +19,7 @@ from refbook.validate import apply_config, check_bibliography
 from refbook.validate.citations import (
     check_citations,
     lists_every_entry,
+    printed_keys,
     read_document,
     scan_document,
 )
@@ -130,19 +131,10 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         notes = [*report.fixed, *report.notes]
         fix_problems = list(report.diagnostics)
     bib = read_bibliography(bibs)
-    diags = check_bibliography(bib, config)
-    if fix_problems:
-        diags += apply_config(fix_problems, config, bib)
-    if config.style or args.locale:
-        # the style the rules ask (--style or the config's) is checked: unknown, or a bad .csl
-        # file at the line of the element at fault
-        from refbook.styles import style_problems
-
-        diags += apply_config(style_problems(config.style or "chicago-author-date",
-                                             locale=args.locale), config, bib)
+    problems: list[Diagnostic] = []
+    printed = None  # without documents, every entry is checked as printed
     if docs:
         cited: list[tuple[str, Any]] = []
-        problems: list[Diagnostic] = []
         lists_all = False
         for doc in docs:
             if not doc.exists():
@@ -159,7 +151,20 @@ def run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         syntaxes = sorted({"rst" if p.kind == "rst" else "markdown" for p in found.pages})
         problems += check_citations(bib, cited, lists_all=lists_all, syntaxes=syntaxes,
                                     fold_case=args.ignore_key_case)
-        diags += apply_config(problems, config, bib)
+        # the rules about what the style prints ask only about the entries the book prints,
+        # as in the builds
+        printed = printed_keys(bib, cited, lists_all=lists_all, fold_case=args.ignore_key_case)
+    diags = check_bibliography(bib, config, printed=printed)
+    if fix_problems:
+        diags += apply_config(fix_problems, config, bib)
+    if config.style or args.locale:
+        # the style the rules ask (--style or the config's) is checked: unknown, or a bad .csl
+        # file at the line of the element at fault
+        from refbook.styles import style_problems
+
+        diags += apply_config(style_problems(config.style or "chicago-author-date",
+                                             locale=args.locale), config, bib)
+    diags += apply_config(problems, config, bib)
     diags.sort(key=lambda d: (d.location.file if d.location else "",
                               d.location.line if d.location else 0, d.code.slug))
     for line in notes:

@@ -85,6 +85,14 @@ warnings are the host's warnings (`-W`, `mkdocs build --strict` and the hosts' o
 option fail on them and list every one); infos are printed, at most 20 per code and then a count
 (`refbook check` lists each). A book, its `refbook check BIB --docs DOCS` run and its two builds
 report the same codes at the same `file:line`.
+
+The four rules that report only what changes the style's output (`title-case`, `pages-dash`,
+`month-braced`, and `unknown-field` for a reference manager's name of a standard field) ask
+about the entries the book prints — cited, listed by `nocite` or by a list of every entry — in
+the builds and with `--docs`: an entry the book never shows has no output to change. A shared
+bibliography of thousands of entries is then not rendered entry by entry to check it (20,000
+real entries: 9.5 s of rules, 2.5 s without those renders). `refbook check BIB` without
+`--docs` checks every entry as printed.
 """
 
 

@@ -16,11 +16,12 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from refbook.records import replace
 
 if TYPE_CHECKING:
+    from refbook.config import Config
     from refbook.csl import Date, Item, Name
     from refbook.ir import Inlines
     from refbook.models import Entry
@@ -28,7 +29,9 @@ if TYPE_CHECKING:
     from refbook.styles.csl.output import Out
     from refbook.styles.csl.processor import Processor
 
-__all__ = ["DEFAULT_STYLE", "output_changes"]
+__all__ = ["DEFAULT_STYLE", "output_changes", "unprinted_facts"]
+
+T = TypeVar("T")
 
 DEFAULT_STYLE = "chicago-author-date"
 
@@ -396,11 +399,34 @@ def _same_field_variable(entry: Entry, name: str, fixed: str) -> bool:
     return len(found) == 1 and page_variable(found[0].value) == page_variable(fixed)
 
 
-@lru_cache(maxsize=4096)
+def unprinted_facts(check: Callable[[Entry, Config], T], entry: Entry, config: Config) -> T:
+    """``check(entry, config)`` for an entry that the book does not print (a host's shared
+    bibliography: the entries no page cites or lists): every :func:`output_changes` asked
+    meanwhile is False, at once. Nothing the style prints for the entry shows in the book, so
+    no fix of its fields changes what the book shows, and the renders are not made: they were
+    three quarters of checking an entry (20,000 real entries: 9.5 s of rules, 2.5 s without
+    them)."""
+    _LOG.unprinted = True
+    try:
+        return check(entry, config)
+    finally:
+        _LOG.unprinted = False
+
+
 def output_changes(entry: Entry, name: str, fixed: str, style: str, rename: str = "") -> bool:
     """Whether writing ``fixed`` as the value of field ``name`` (renamed ``rename`` when given)
     changes what ``style`` prints for ``entry`` (True when the style cannot tell: the rule then
-    reports as before).
+    reports as before). False for an entry the book does not print (:func:`unprinted_facts`).
+    """
+    if getattr(_LOG, "unprinted", False):
+        return False
+    return _output_changes(entry, name, fixed, style, rename)
+
+
+@lru_cache(maxsize=4096)
+def _output_changes(entry: Entry, name: str, fixed: str, style: str, rename: str) -> bool:
+    """:func:`output_changes` for an entry the book prints (the CLI's ``refbook check``: every
+    entry).
 
     Most questions are answered without rendering the fixed entry: when its CSL item is the
     same (a dash the conversion normalizes anyway; for ``pages`` told from the field alone,

@@ -30,7 +30,7 @@ def _forget() -> None:
     output._STYLES.clear()
     output._as_written.cache_clear()
     output._written_item.cache_clear()
-    output.output_changes.cache_clear()
+    output._output_changes.cache_clear()
 
 
 def _counted_get_style(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -94,7 +94,7 @@ def test_an_edited_style_file_is_resolved_again_in_the_next_pass(
     csl.write_text(csl.read_text(encoding="utf-8").replace(
         'text-case="title"', 'text-case="uppercase"'), encoding="utf-8")
     validation._MEMO.clear()
-    output.output_changes.cache_clear()
+    output._output_changes.cache_clear()
     output._as_written.cache_clear()
     assert validate(bib, Config(style=str(csl))) != before
 
@@ -278,7 +278,7 @@ def test_answers_without_the_fixed_render_are_the_full_renders_answers(
     import refbook.validate.values as value_rules
 
     assert len(REAL_FILES) > 100
-    fast = output.output_changes.__wrapped__
+    fast = output._output_changes.__wrapped__
 
     asked: list[tuple[object, ...]] = []
     differ: list[tuple[object, ...]] = []

@@ -310,3 +310,36 @@ def test_lines_count_the_front_matter(project: Project, refbook_log: pytest.LogC
     project.build()
     warned = refbook_warnings(refbook_log)
     assert [w.split(" error: ")[0] for w in warned] == ["docs/index.md:8:"]
+
+
+DASHED = """
+@article{dashes,
+  author = {Doe, Jane},
+  title = {Pages},
+  journal = {J},
+  year = {2020},
+  pages = {1\u20102},
+}
+"""
+
+
+def test_the_rules_about_the_styles_output_ask_about_printed_entries(
+        project: Project, refbook_log: pytest.LogCaptureFixture) -> None:
+    """A page range's dash is reported only for an entry the book prints: cited or listed (the
+    result kept in the cache folder is one of the printed entries' set)."""
+    (project.root / "refs.bib").write_text(BIB + DASHED, encoding="utf-8")
+    line = (BIB + DASHED).count("\n") - 1
+    project.page("index.md", "# Home\n\n[@lee2021]\n")
+    project.build()
+    assert not any("pages-dash" in w for w in refbook_warnings(refbook_log))
+    refbook_log.clear()
+    project.page("index.md", "# Home\n\n[@lee2021] and [@dashes].\n")
+    project.build()
+    dashes = [w for w in refbook_warnings(refbook_log) if "[refbook.pages-dash]" in w]
+    assert len(dashes) == 1
+    assert dashes[0].startswith(f"refs.bib:{line}: warning: dashes: pages '1\u20102' uses a")
+    refbook_log.clear()
+    project.page("index.md", "# Home\n\n[@lee2021]\n")
+    project.page("refs.md", "# References\n\n<!-- refbook:bibliography all -->\n")
+    project.build()
+    assert sum("[refbook.pages-dash]" in w for w in refbook_warnings(refbook_log)) == 1

@@ -176,7 +176,13 @@ def test_validation_options_level_and_silence_codes(copy_root: Callable[[str], P
                                   "journal = {J},\n  year = {2020},\n"
                                   "  pages = {1\u20102},\n}\n", encoding="utf-8")  # a Unicode hyphen: printed as written
     line = bib.count("\n") + 5
+    # not cited: the book prints nothing of the entry, so no dash of it shows
     b = build(src, "text")
+    assert "pages-dash" not in b.warnings
+    index = src / "index.rst"
+    index.write_text(index.read_text(encoding="utf-8") + "\nDashes :cite:p:`dashes`.\n",
+                     encoding="utf-8")
+    b = build(src, "text", freshenv=True)
     assert f"refs.bib:{line}: WARNING: dashes: pages '1\u20102' uses a single dash" in b.warnings
     assert "[refbook.pages-dash]" in b.warnings
     assert "[refbook.unused-entry]" not in b.warnings  # info: not a warning
@@ -188,6 +194,9 @@ def test_validation_options_level_and_silence_codes(copy_root: Callable[[str], P
         'severity = { unused-entry = "warning" }\n', encoding="utf-8")
     b = build(src, "text", freshenv=True)
     assert "pages-dash" not in b.warnings
+    index.write_text(index.read_text(encoding="utf-8").replace("Dashes :cite:p:`dashes`.", ""),
+                     encoding="utf-8")
+    b = build(src, "text", freshenv=True)
     assert "'dashes' is never cited nor listed in the book" in b.warnings
 
 
