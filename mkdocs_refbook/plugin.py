@@ -71,7 +71,7 @@ from refbook.render.reference_list import CitingPlace, backlinks, rendered_title
 from refbook.render.text import one_line
 from refbook.styles import CslStyle, StyleError, get_style, keep_parsed_styles_in
 from refbook.syntax import find_citations
-from refbook.validate import apply_config, check_bibliography, printed_key
+from refbook.validate import apply_config, check_bibliography, printed_key, recheck_printed
 
 if TYPE_CHECKING:
     from collections.abc import Container, Mapping, Sequence
@@ -368,6 +368,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self._unused_key: tuple[Any, ...] | None = None
         self._check_key: tuple[Any, ...] | None = None
         self._check_keep: Bibliography | None = None
+        #: the last check's key (``_check_bibliography``) and its diagnostics, not localized
+        self._last_checks: tuple[tuple[Any, ...], list[Diagnostic]] | None = None
         #: the persistent cache (``cache_dir``) as checked this build; None: not used
         self._cache: cachedir.Prepared | None = None
         self._cache_dir: str | None = None
@@ -528,18 +530,35 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         version of the .bib files and set of printed entries (a prose edit reuses the result),
         and once per version in the cache folder (a new build process reuses it)."""
         assert self.bibliography is not None
-        check_key = (id(self.bibliography), self._settings.check, printed)
+        bib, check = self.bibliography, self._settings.check
+        check_key = (id(bib), check, printed)
         if check_key == self._check_key:
             return
-        disk_key = (self._bib_digest, self._settings.check, printed_key(printed))
-        checks = cachedir.unpack_diagnostics(self._cached("bib-checks", disk_key))
+        disk_key = (self._bib_digest, check, printed_key(printed))
+        stored = self._cached("bib-checks", disk_key)
+        checks = (cachedir.unpack_diagnostics(stored[1])
+                  if isinstance(stored, tuple) and len(stored) == 2 else None)
         if checks is None:
-            checks = check_bibliography(self.bibliography, self._settings.check,
-                                        memo_dir=self._cache_dir, printed=printed)
-            self._store("bib-checks", disk_key, cachedir.pack_diagnostics(checks))
+            # another set of printed entries than the last check's (a citation edit): the
+            # rules run on the entries whose printing changed (refbook.validate.recheck_printed)
+            last = self._last_checks
+            if last is not None and last[0][:2] == check_key[:2]:
+                checks = recheck_printed(last[1], bib, check, last[0][2], printed)
+            elif self._cache_dir is not None and (found := self._stored("bib-checks")) is not None:
+                key, value = found
+                if (key[:2] == disk_key[:2] and isinstance(value, tuple) and len(value) == 2
+                        and isinstance(value[0], frozenset)):
+                    previous = cachedir.unpack_diagnostics(value[1])
+                    if previous is not None:
+                        checks = recheck_printed(previous, bib, check, value[0], printed)
+            if checks is None:
+                checks = check_bibliography(bib, check, memo_dir=self._cache_dir,
+                                            printed=printed)
+            self._store("bib-checks", disk_key, (printed, cachedir.pack_diagnostics(checks)))
+        self._last_checks = (check_key, checks)
         self._bib_checks = [report.localize(d, self._settings, self._abs_doc) for d in checks]
         self._check_key = check_key
-        self._check_keep = self.bibliography  # keeps id() in the key meaningful
+        self._check_keep = bib  # keeps id() in the key meaningful
 
     def _style_language(self) -> str:
         """The style's language. Knowing it means parsing the style and its locale (XML), which
@@ -582,6 +601,13 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             self._folder_keys[path] = found[0]
             if found[0] == key:
                 return found[1]
+        return None
+
+    def _stored(self, kind: str) -> tuple[tuple[Any, ...], object] | None:
+        """What the cache folder holds under ``kind``, with the key it was made from."""
+        found = sealed.load(self._cache_file(kind))
+        if isinstance(found, tuple) and len(found) == 2 and isinstance(found[0], tuple):
+            return found[0], found[1]
         return None
 
     def _store(self, kind: str, key: tuple[Any, ...], value: object) -> None:

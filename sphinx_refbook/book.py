@@ -33,7 +33,7 @@ from refbook.render.reference_list import (
 from refbook.render.reference_list import backlinks as entry_backlinks
 from refbook.render.text import to_line
 from refbook.styles import CslStyle, get_style
-from refbook.validate import apply_config, check_bibliography, printed_key
+from refbook.validate import apply_config, check_bibliography, printed_key, recheck_printed
 from refbook.validate.citations import unused_entries
 from refbook.validate.report import IGNORE_FIELD, INFO_LIMIT
 from sphinx_refbook.filters import FilterError, compile_filter, evaluate
@@ -389,10 +389,12 @@ def _backlinks(res: Resolution, sites: Mapping[str, tuple[CitationSite, ...]],
     return out, citing
 
 
-#: (bib digest, options, printed entries) → the .bib files' diagnostics: a citation edit, which
-#: re-resolves the book, does not re-run the rules (they read only the .bib files and which
-#: entries the book prints)
-_BIB_CHECKS: dict[object, tuple[Diagnostic, ...]] = {}
+#: (bib digest, options, printed entries) → (the printed entries' keys, the .bib files'
+#: diagnostics): a citation edit, which re-resolves the book, does not re-run the rules (they
+#: read only the .bib files and which entries the book prints), or, when it changes the entries
+#: printed, runs them on those entries only (``refbook.validate.recheck_printed``)
+_BIB_CHECKS: dict[tuple[str, Config, str | None],
+                  tuple[frozenset[str] | None, tuple[Diagnostic, ...]]] = {}
 
 
 def _bib_checks(bib: Bibliography, check: Config, digest: str,
@@ -404,12 +406,20 @@ def _bib_checks(bib: Bibliography, check: Config, digest: str,
             if cache_dir else None)
     if file is not None:
         load_memo(_BIB_CHECKS, file)
-    found = _BIB_CHECKS.get(key)
+    hit = _BIB_CHECKS.get(key)
+    if hit is not None:
+        return list(hit[1])
+    now = None if printed is None else frozenset(printed)
+    found = None
+    for (old_digest, old_check, _), (was, previous) in reversed(_BIB_CHECKS.items()):
+        if (old_digest, old_check) == (digest, check):  # the same files and options, lately
+            found = recheck_printed(previous, bib, check, was, now)
+            break
     if found is None:
-        found = _BIB_CHECKS[key] = tuple(check_bibliography(bib, check, memo_dir=cache_dir,
-                                                            printed=printed))
-        if file is not None:
-            save_memo({key: found}, file, changed=True)
+        found = check_bibliography(bib, check, memo_dir=cache_dir, printed=now)
+    _BIB_CHECKS[key] = (now, tuple(found))
+    if file is not None:
+        save_memo({key: _BIB_CHECKS[key]}, file, changed=True)
     return list(found)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,13 +33,14 @@ from refbook.validate.report import apply_config
 from refbook.validate.workers import map_entries
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Iterable, Iterator
+    from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 
     from refbook.diagnostics import Diagnostic
     from refbook.models import Bibliography, Entry
     from refbook.validate import keys, names
 
-__all__ = ["FAMILY_CHECKS", "apply_config", "check_bibliography", "printed_key", "validate"]
+__all__ = ["FAMILY_CHECKS", "apply_config", "check_bibliography", "printed_key", "recheck_printed",
+           "validate"]
 
 def _each_entry(check_entry: Callable[[Entry, Config], Iterable[Diagnostic]],
                 ) -> Callable[[Bibliography, Config], Iterator[Diagnostic]]:
@@ -295,5 +297,72 @@ def check_bibliography(bibliography: Bibliography, config: Config | None = None,
     config = config or Config()
     found = apply_config(bibliography.diagnostics, config, bibliography)
     found += validate(bibliography, config, memo_dir=memo_dir, printed=printed)
-    return sorted(found, key=lambda d: (d.location.file if d.location else "",
-                                        d.location.line if d.location else 0, d.code.slug))
+    return sorted(found, key=_in_order)
+
+
+def _in_order(d: Diagnostic) -> tuple[str, int, str, str, str]:
+    """The order of :func:`check_bibliography`'s result: by place and code, then by entry and
+    message (one order, however the list was made: :func:`recheck_printed`)."""
+    loc = d.location
+    return (loc.file if loc else "", loc.line if loc else 0, d.code.slug, d.key, d.message)
+
+
+#: at most this share of a bibliography's entries changing between printed and not is worth
+#: :func:`recheck_printed` (a citation edit changes one or two)
+RECHECK_SHARE = 20
+
+
+def recheck_printed(previous: Sequence[Diagnostic], bibliography: Bibliography,
+                    config: Config | None, was: Collection[str] | None,
+                    now: Collection[str] | None) -> list[Diagnostic] | None:
+    """``check_bibliography(bibliography, config, printed=now)`` made from ``previous``, its
+    result for ``printed=was`` on the same files: the per-entry diagnostics of the entries
+    whose printing changed are taken out as they were and put in as they are now, checked
+    alone (without the memo file: a citation edit on a shared bibliography of 20,000 entries
+    read all their facts, 0.3 s, to change two). None when that is not worth it (many entries
+    changed, every entry printed on one side, keys defined twice) or ``previous`` does not
+    hold what it should: then :func:`check_bibliography`.
+    """
+    if was is None or now is None:
+        return None
+    config = config or Config()
+    flipped = {k for k in set(was) ^ set(now) if k in bibliography}
+    if len(flipped) > max(len(bibliography) // RECHECK_SHARE, 4):
+        return None
+    keys = bibliography.keys()
+    if len(set(keys)) != len(keys):  # entry_facts keeps one entry's facts per key
+        return None
+    entries = [bibliography[k] for k in sorted(flipped)]
+    if not entries:
+        return list(previous)
+    if len(_MEMO) > _MEMO_LIMIT:
+        _MEMO.clear()
+
+    def diagnostics(printed: Collection[str]) -> list[Diagnostic]:
+        out: list[Diagnostic] = []
+        for entry in entries:
+            printing = entry.key in printed
+            key = (config, _signature(entry), printing)
+            facts = _MEMO.get(key)
+            if facts is None or facts.where != entry.location:
+                facts = _MEMO[key] = (_facts if printing else _unprinted_facts)(entry, config)
+            out.extend(facts.diagnostics)
+        return apply_config(out, config, bibliography)
+
+    _rules()
+    from refbook.validate.output import new_pass
+
+    new_pass()  # an edited style file is read again
+    with paused_gc():
+        before, after = diagnostics(was), diagnostics(now)
+    taken = Counter(before)
+    out: list[Diagnostic] = []
+    for d in previous:
+        if taken.get(d, 0) > 0:
+            taken[d] -= 1
+        else:
+            out.append(d)
+    if any(taken.values()):
+        return None  # not the result of `was` on these files
+    out += after
+    return sorted(out, key=_in_order)

@@ -19,7 +19,7 @@ import pytest
 import refbook.validate as validation
 from refbook.cli import main
 from refbook.readers import read_bibliography
-from refbook.validate import check_bibliography, output, validate
+from refbook.validate import check_bibliography, output, recheck_printed, validate
 from tests.conftest import SEED, TESTDATA
 from tests.core.test_validate_output_cost import _renders_for
 
@@ -157,3 +157,44 @@ def test_check_with_docs_asks_about_the_printed_entries_as_the_hosts(
                                                encoding="utf-8")
     assert reported("--docs", str(tmp_path / "docs")) >= {
         ("uncited2021", "refbook.title-case"), ("uncited2021", "refbook.pages-dash")}
+
+
+@pytest.mark.parametrize("path", [
+    SEED / "references.raw.bib",
+    TESTDATA / "zotero-better-bibtex" / "import" / "web_page and other mendeley idiocy.bib"])
+def test_a_recheck_of_the_entries_whose_printing_changed_is_the_whole_check(
+        path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``recheck_printed`` (a citation edit: one entry more printed, one less) gives what the
+    whole check gives, having run the rules on those entries only."""
+    bib = read_bibliography([str(path)])
+    keys = sorted({e.key for e in bib})
+    every = _by_key(check_bibliography(bib))
+    none = _by_key(check_bibliography(bib, printed=frozenset()))
+    differ = [k for k in keys if every.get(k) != none.get(k)]
+    same = [k for k in keys if every.get(k) == none.get(k)]
+    assert len(differ) >= 3
+    was = frozenset(differ[1:] + same[::2])
+    checked: list[str] = []
+    for name in ("_facts", "_unprinted_facts"):
+        real = getattr(validation, name)
+
+        def counted(entry: Any, config: Any, _real: Any = real) -> Any:
+            checked.append(entry.key)
+            return _real(entry, config)
+
+        monkeypatch.setattr(validation, name, counted)
+    for now in (was - {differ[1]} | {differ[0]},       # a citation moved to another entry
+                was | {same[1]}, was - {same[0]},       # entries whose printing shows nothing
+                was):
+        _forget()
+        previous = check_bibliography(bib, printed=was)
+        whole = check_bibliography(bib, printed=now)
+        _forget()
+        checked.clear()
+        assert recheck_printed(previous, bib, None, was, now) == whole
+        assert sorted(set(checked)) == sorted(was ^ now)
+    # what it cannot do, it leaves to check_bibliography
+    previous = check_bibliography(bib, printed=was)
+    assert recheck_printed(previous, bib, None, was, None) is None
+    assert recheck_printed(previous, bib, None, frozenset(), frozenset(keys)) is None  # all
+    assert recheck_printed([], bib, None, was, was - {differ[1]}) is None  # not was's result

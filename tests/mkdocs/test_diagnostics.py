@@ -324,17 +324,31 @@ DASHED = """
 
 
 def test_the_rules_about_the_styles_output_ask_about_printed_entries(
-        project: Project, refbook_log: pytest.LogCaptureFixture) -> None:
+        project: Project, refbook_log: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """A page range's dash is reported only for an entry the book prints: cited or listed (the
-    result kept in the cache folder is one of the printed entries' set)."""
+    result kept in the cache folder is one of the printed entries' set; the next build process,
+    a citation added, checks the newly cited entry only)."""
+    import mkdocs_refbook.plugin
+
+    whole: list[object] = []
+    real = mkdocs_refbook.plugin.check_bibliography
+
+    def counted(*args: object, **kwargs: object) -> object:
+        whole.append(kwargs.get("printed"))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mkdocs_refbook.plugin, "check_bibliography", counted)
     (project.root / "refs.bib").write_text(BIB + DASHED, encoding="utf-8")
     line = (BIB + DASHED).count("\n") - 1
     project.page("index.md", "# Home\n\n[@lee2021]\n")
     project.build()
     assert not any("pages-dash" in w for w in refbook_warnings(refbook_log))
+    assert whole == [frozenset({"lee2021"})]
     refbook_log.clear()
     project.page("index.md", "# Home\n\n[@lee2021] and [@dashes].\n")
     project.build()
+    assert len(whole) == 1  # refbook.validate.recheck_printed, from the cache folder's result
     dashes = [w for w in refbook_warnings(refbook_log) if "[refbook.pages-dash]" in w]
     assert len(dashes) == 1
     assert dashes[0].startswith(f"refs.bib:{line}: warning: dashes: pages '1\u20102' uses a")
