@@ -202,6 +202,8 @@ class Settings:
     cache_dir: str | None = None
 
     def suppressed(self, code: Code, key: str = "") -> bool:
+        if not self.suppress_warnings:  # (the usual case: a serve rebuild asks ~20,000 times)
+            return False
         names = {code.slug, code.qualified}
         if key:
             names |= {f"{code.slug}:{key}", f"{code.qualified}:{key}"}
