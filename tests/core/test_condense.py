@@ -29,10 +29,10 @@ def test_the_first_infos_of_each_code_and_a_count_of_the_rest() -> None:
     assert any(d.message == "loud" for d in shown)
     # the order of the input is kept
     assert shown == [d for d in diags if d in shown]
-    assert lines == ["7 more refbook.unused-entry (info) not shown; 'refbook check' lists each, "
-                     "and setting its severity to warning lists them here too (or off to hide "
-                     "them)"]
+    assert lines == [("7 more refbook.unused-entry (info) not shown; 'refbook check' lists each, "
+                      "and setting its severity to warning lists them here too (or off to hide "
+                      "them)")]
     shown, lines = condense(diags, limit=3)
     assert [line.split(" (info)")[0] for line in lines] == [
-        f"{INFO_LIMIT + 4} more refbook.unused-entry", f"{(INFO_LIMIT + 8) // 2 - 3} more "
-        "refbook.pages-dash"]
+        f"{INFO_LIMIT + 4} more refbook.unused-entry",
+        f"{(INFO_LIMIT + 8) // 2 - 3} more refbook.pages-dash"]
