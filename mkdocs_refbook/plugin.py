@@ -535,25 +535,28 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         if check_key == self._check_key:
             return
         disk_key = (self._bib_digest, check, printed_key(printed))
-        stored = self._cached("bib-checks", disk_key)
-        checks = (cachedir.unpack_diagnostics(stored[1])
-                  if isinstance(stored, tuple) and len(stored) == 2 else None)
+        checks: list[Diagnostic] | None = None
+        last = self._last_checks
+        if last is not None and last[0][:2] == check_key[:2]:
+            # the same files, another set of printed entries (a citation edit): the rules run
+            # on the entries whose printing changed (refbook.validate.recheck_printed)
+            checks = recheck_printed(last[1], bib, check, last[0][2], printed)
+        elif self._cache_dir is not None and (found := self._stored("bib-checks")) is not None:
+            # the last result in the cache folder: this very check, or one of the same files
+            # with other entries printed
+            key, value = found
+            if (key[:2] == disk_key[:2] and isinstance(value, tuple) and len(value) == 2
+                    and isinstance(value[0], frozenset)):
+                previous = cachedir.unpack_diagnostics(value[1])
+                if previous is not None and key == disk_key:
+                    checks = previous
+                    self._folder_keys[self._cache_file("bib-checks")] = key  # (as _cached)
+                elif previous is not None:
+                    checks = recheck_printed(previous, bib, check, value[0], printed)
         if checks is None:
-            # another set of printed entries than the last check's (a citation edit): the
-            # rules run on the entries whose printing changed (refbook.validate.recheck_printed)
-            last = self._last_checks
-            if last is not None and last[0][:2] == check_key[:2]:
-                checks = recheck_printed(last[1], bib, check, last[0][2], printed)
-            elif self._cache_dir is not None and (found := self._stored("bib-checks")) is not None:
-                key, value = found
-                if (key[:2] == disk_key[:2] and isinstance(value, tuple) and len(value) == 2
-                        and isinstance(value[0], frozenset)):
-                    previous = cachedir.unpack_diagnostics(value[1])
-                    if previous is not None:
-                        checks = recheck_printed(previous, bib, check, value[0], printed)
-            if checks is None:
-                checks = check_bibliography(bib, check, memo_dir=self._cache_dir,
-                                            printed=printed)
+            checks = check_bibliography(bib, check, memo_dir=self._cache_dir, printed=printed)
+        if self._cache_dir is not None and (
+                self._folder_keys.get(self._cache_file("bib-checks")) != disk_key):
             self._store("bib-checks", disk_key, (printed, cachedir.pack_diagnostics(checks)))
         self._last_checks = (check_key, checks)
         self._bib_checks = [report.localize(d, self._settings, self._abs_doc) for d in checks]

@@ -191,6 +191,15 @@ def _moved(d: Diagnostic, old: Location, new: Location) -> Diagnostic:
     return d.at(Location(new.file, loc.line - old.line + new.line))
 
 
+def _placed(facts: _Facts, entry: Entry) -> _Facts:
+    """``facts`` (of an entry with the same content) at ``entry``'s place."""
+    if facts.where == entry.location:
+        return facts
+    return _Facts(entry.location, tuple(
+        _moved(d, facts.where, entry.location) for d in facts.diagnostics),
+        facts.signals, facts.spellings)
+
+
 def entry_facts(bibliography: Bibliography, config: Config,
                 memo_file: Path | None = None,
                 printed: Collection[str] | None = None) -> dict[str, _Facts]:
@@ -224,12 +233,7 @@ def entry_facts(bibliography: Bibliography, config: Config,
             _MEMO[key] = facts
     computed = len(missing)
     for entry, key in zip(bibliography, used, strict=True):
-        facts = _MEMO[key]
-        if facts.where != entry.location:
-            facts = _Facts(entry.location, tuple(
-                _moved(d, facts.where, entry.location) for d in facts.diagnostics),
-                facts.signals, facts.spellings)
-        out[entry.key] = facts
+        out[entry.key] = _placed(_MEMO[key], entry)
     if memo_file is not None:
         # a few new facts are not worth rewriting the file for (refbook.memo.REWRITE_SHARE):
         # the next process checks those entries again (a .bib edit of 20,000 entries rewrote
@@ -344,9 +348,9 @@ def recheck_printed(previous: Sequence[Diagnostic], bibliography: Bibliography,
             printing = entry.key in printed
             key = (config, _signature(entry), printing)
             facts = _MEMO.get(key)
-            if facts is None or facts.where != entry.location:
+            if facts is None:
                 facts = _MEMO[key] = (_facts if printing else _unprinted_facts)(entry, config)
-            out.extend(facts.diagnostics)
+            out.extend(_placed(facts, entry).diagnostics)
         return apply_config(out, config, bibliography)
 
     _rules()
