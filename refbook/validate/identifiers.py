@@ -69,8 +69,23 @@ def doi_of(entry: Entry) -> str:
     return doi
 
 
+#: the last entry :func:`arxiv_of` answered for and its answer: the rules of one entry ask two
+#: or three times in a row (the same-work signals, the arXiv year, the arXiv DOI); a pair
+#: swapped whole, so a reader in another thread never sees one entry with another's answer
+_LAST_ARXIV: list[tuple[Entry | None, tuple[str, str]]] = [(None, ("", ""))]
+
+
 def arxiv_of(entry: Entry) -> tuple[str, str]:
     """The entry's arXiv id without version and the field it came from, or ('', '')."""
+    last_entry, answer = _LAST_ARXIV[0]
+    if last_entry is entry:
+        return answer
+    answer = _arxiv_of(entry)
+    _LAST_ARXIV[0] = (entry, answer)
+    return answer
+
+
+def _arxiv_of(entry: Entry) -> tuple[str, str]:
     kind = (entry.get("eprinttype") or entry.get("archiveprefix")).strip().lower()
     eprint = to_text(entry.get("eprint")).strip()
     if eprint and kind in ("arxiv", ""):

@@ -274,9 +274,10 @@ def test_year_in_parentheses_at_the_end_of_a_title(tmp_path: Path) -> None:
 
 
 def test_title_keys_of_values_without_commands_are_those_of_their_latex_reading() -> None:
-    """``keys.title_key`` compares a value without commands, groups, math or comments as written
-    (its shortcut); on every field of the shared test data the key is the one made from the
-    value's full LaTeX reading (``refbook.latex.parsed_text``, without to_text's own shortcut)."""
+    """``keys.title_key`` compares a value without commands, math or comments as written (its
+    shortcut, braces included); on every field of the shared test data the key is the one made
+    from the value's full LaTeX reading (``refbook.latex.parsed_text``, without to_text's own
+    shortcut)."""
     import re
     import unicodedata
 
@@ -291,13 +292,15 @@ def test_title_keys_of_values_without_commands_are_those_of_their_latex_reading(
                            if not unicodedata.combining(c))
         return re.sub(r"[\W_]+", "", text.lower())
 
-    compared = 0
+    compared = braced = 0
     for path in [SEED / "references.raw.bib", *sorted(TESTDATA.rglob("*.bib"))]:
         for entry in read_bibliography([path]):
             for f in entry.fields:
                 if not keys._READS_WORDS.search(f.value):
                     compared += 1
+                    braced += "{" in f.value
                     assert keys.title_key(f.value) == full(f.value), (path.name, f.value)
     assert compared > 10_000
+    assert braced > 500  # groups ({B}ayesian, {{NASA}}) take the shortcut too
     # and a value with markup goes through LaTeX: its key drops the command, not its letters
     assert keys.title_key(r"The {\TeX}book: \emph{na\"ive} -- ``quoted''") == "thetexbooknaivequoted"
