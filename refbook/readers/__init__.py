@@ -302,7 +302,14 @@ def __getattr__(name: str) -> object:
 
 
 def _parse_whole(text: str, file: str, *, macros: Mapping[str, str]) -> ParseResult:
-    return _parser()(text, file, macros=macros)
+    from refbook.readers import split
+
+    parse = _parser()
+    if len(text) >= split.MIN_CHARS:  # a big file: on every core (refbook.readers.split)
+        found = split.parse_split(text, file, macros, parse)
+        if found is not None:
+            return found
+    return parse(text, file, macros=macros)
 
 
 def _parse_piece(text: str, file: str, *, macros: Mapping[str, str]) -> ParseResult:

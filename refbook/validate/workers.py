@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from refbook.config import Config
     from refbook.models import Entry
 
-__all__ = ["map_entries", "worker_count"]
+__all__ = ["can_fork", "map_entries", "worker_count"]
 
 T = TypeVar("T")
 #: below this many entries, starting processes costs more than it saves
@@ -41,6 +41,13 @@ def worker_count() -> int:
     return os.cpu_count() or 1
 
 
+def can_fork() -> bool:
+    """Whether this process may fork workers: Linux (macOS: fork is unsafe, Windows: none) and
+    no other thread running (``mkdocs serve``: a thread holding a lock at the fork would leave
+    it held in the child forever)."""
+    return sys.platform.startswith("linux") and threading.active_count() == 1
+
+
 def _run(bounds: tuple[int, int]) -> bytes:
     """A worker's results, pickled as the sealed cache files are (``refbook.sealed.pickled``:
     value classes as ``cls(*fields)``): the executor's own pickling of 10,000 validation facts
@@ -56,8 +63,7 @@ def map_entries(fn: Callable[[Entry, Config], T], entries: Sequence[Entry], conf
                 min_entries: int = MIN_ENTRIES) -> list[T]:
     """``[fn(e, config) for e in entries]``, on several processes when that is safe and worth it."""
     workers = min(worker_count(), 8)
-    if (len(entries) < max(min_entries, 1) or workers < 2 or threading.active_count() > 1
-            or not sys.platform.startswith("linux")):  # macOS: fork is unsafe, Windows: none
+    if len(entries) < max(min_entries, 1) or workers < 2 or not can_fork():
         return [fn(e, config) for e in entries]
     import multiprocessing  # here: a small book never pays for importing it
     import pickle
