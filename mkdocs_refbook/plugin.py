@@ -353,6 +353,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self.list_appended_to: str | None = None
         self.home: str | None = None
         self.command = ""
+        #: this build holds its cache writes (on_pre_build) until on_env forks their writer
+        self._holding = False
         self.dirty = False
         self._extension = RefbookExtension()
         self._given: frozenset[str] = frozenset()
@@ -459,7 +461,19 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
     def on_shutdown(self) -> None:
         sealed.flush()
 
+    def on_build_error(self, *, error: Exception) -> None:
+        """A failed build still writes the cache files it made (held since on_pre_build)."""
+        if self._holding:
+            self._holding = False
+            sealed.flush()
+        sealed.settle()
+
     def on_post_build(self, *, config: MkDocsConfig) -> None:
+        # the cache files handed to a child in on_env are written before the build returns
+        if self._holding:  # (on_env did not run: another plugin ended the build before it)
+            self._holding = False
+            sealed.flush()
+        sealed.settle()
         # the memo keeps what this build used, and the cache folder keeps the memo (under
         # `mkdocs serve`, written when it stops: sealed.defer_writes)
         self._memo.end_build()
@@ -498,6 +512,15 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         # checked once per build: a folder of another refbook version is cleared first
         self._cache = cachedir.prepare(cache) if cache is not None else None
         self._cache_dir = cache if self._cache is not None and self._cache.usable else None
+        # a one-shot build holds the cache files it writes (the .bib files' parse and pieces,
+        # the resolution, the memos, the check) until the book is checked (on_env), and a
+        # forked child writes them while MkDocs writes the pages (refbook.sealed.
+        # flush_in_background); on_post_build waits for it. `mkdocs serve` holds its writes
+        # until it stops (on_serve).
+        self._holding = (self.command != "serve" and self._cache_dir is not None
+                         and not sealed.holding())
+        if self._holding:
+            sealed.hold_writes()
         # the parsed style is kept there too (read once, not in every build process)
         keep_parsed_styles_in(self._cache_dir)
         # parsed when first used: a build whose checks and resolution come from the cache
@@ -1278,6 +1301,9 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         cache_note = cachedir.note(self._cache)
         if cache_note is not None:  # an info line: --strict stays green, the cache healed
             report.log.info(cache_note)
+        if self._holding:  # the book's results are all made: written meanwhile (on_pre_build)
+            self._holding = False
+            sealed.flush_in_background()
         failing = report.report(diagnostics, s)
         if s.strict and failing:
             lines = "\n".join(d.format() for d in failing)

@@ -83,7 +83,10 @@ def _added_files(path: Path) -> list[Path]:
 def load_memo(memo: MutableMapping[K, V], path: Path) -> None:
     """Add the entries of ``path`` (and of its added files) to ``memo`` (once per process and
     file)."""
-    if path in _LOADED or not path.is_file():
+    if path in _LOADED:
+        return
+    sealed.settle()  # a file a forked child may still be writing (sealed.flush_in_background)
+    if not path.is_file():
         return
     _LOADED.add(path)
     was_empty = not memo

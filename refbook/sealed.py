@@ -43,8 +43,9 @@ from refbook.records import fields, is_record
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
-__all__ = ["KEY_ENV", "MAX_BYTES", "Joined", "Parts", "cache_key", "dump", "key_file", "load",
-           "pickled", "seal", "take_rejected", "unseal"]
+__all__ = ["KEY_ENV", "MAX_BYTES", "Joined", "Parts", "cache_key", "dump", "flush_in_background",
+           "hold_writes", "holding", "key_file", "load", "pickled", "seal", "settle",
+           "take_rejected", "unseal"]
 
 #: Environment variable holding the cache key (any non-empty string; a long random secret).
 KEY_ENV = "REFBOOK_CACHE_KEY"
@@ -137,6 +138,8 @@ def load(path: Path, *, header: object = _NO_HEADER,
     another header (:func:`defer_writes`) is such a miss too, found without writing it or
     reading the file (``mkdocs serve`` asked for each ``.bib`` edit's parse so, and wrote and
     read back the last edit's, 11 MB each way)."""
+    if _writers:
+        settle()  # a file a child of flush_in_background may still be writing
     if header is not _NO_HEADER and _held_under_another(path, header):
         return None
     _held(path)
@@ -344,24 +347,109 @@ def defer_writes() -> None:
     until :func:`flush`. A host that rebuilds in one long process (``mkdocs serve``) writes its
     cache folder once when it stops, not after every rebuild (each write pickles and seals the
     whole memo); :func:`load` of a file still held writes it first, so reads see it."""
-    global _deferred  # noqa: PLW0603 - one switch for the process, as the key below
+    global _deferred, _brief
+    with _lock:
+        if _deferred is None or _brief:
+            _deferred, _brief = _deferred or {}, False
+
+
+#: the files are held only until :func:`flush_in_background` (:func:`hold_writes`)
+_brief = False
+
+
+def hold_writes() -> None:
+    """As :func:`defer_writes`, for a one-shot build's step that ends with
+    :func:`flush_in_background`: the caches that keep data in memory for a later write
+    (:func:`deferring`) behave as if their files were written at once."""
+    global _deferred, _brief
     with _lock:
         if _deferred is None:
-            _deferred = {}
+            _deferred, _brief = {}, True
 
 
 def deferring() -> bool:
-    """Whether :func:`dump` holds its files back (:func:`defer_writes`) rather than writing."""
+    """Whether :func:`dump` holds its files back for a long while (:func:`defer_writes`:
+    ``mkdocs serve``, until it stops) rather than writing: a cache that would let its data go
+    once written keeps it in memory then."""
+    return _deferred is not None and not _brief
+
+
+def holding() -> bool:
+    """Whether :func:`dump` holds its files back, for long or briefly (:func:`hold_writes`)."""
     return _deferred is not None
 
 
 def flush() -> int:
     """Write every file :func:`defer_writes` held back and stop deferring; how many were
     written."""
-    global _deferred
+    global _deferred, _brief
     with _lock:
-        held, _deferred = _deferred or {}, None
+        held, _deferred, _brief = _deferred or {}, None, False
     return sum(_write(value, path) for path, value in held.items())
+
+
+#: the forked children of :func:`flush_in_background` not yet waited for (:func:`settle`)
+_writers: list[int] = []
+
+
+def flush_in_background() -> bool:
+    """:func:`flush`, in a forked child: the files held back are written while this process
+    goes on (a one-shot build's cache files — the parse of its ``.bib`` files and their pieces,
+    the validation and style memos — while the host writes the pages, on the other core), and
+    writes are no longer deferred here. Whether a child was forked; without fork
+    (``refbook.forking.can_fork``) the files are written here, as :func:`flush` does.
+
+    The child writes each file as :func:`dump` would have (atomically: a reader sees the old
+    file or the new one) and exits without running anything of this process's (``os._exit``).
+    A read of the cache folder in this process first waits for it (:func:`settle`: :func:`load`
+    and ``refbook.memo.load_memo`` call it), as the hosts do when their build finishes, and so
+    does this process's exit: no build returns with its cache folder half written."""
+    from refbook.forking import can_fork, worker_count
+
+    global _deferred, _brief
+    with _lock:
+        held, _deferred, _brief = _deferred or {}, None, False
+    if not held:
+        return False
+    for path in held:  # the key decided here: a per-process key must be this process's
+        cache_key(path.parent)
+    pid = -1
+    if can_fork() and worker_count() > 1:  # (REFBOOK_JOBS=1: everything in this process)
+        with contextlib.suppress(OSError):
+            pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child: measured by the files it writes
+        import gc
+
+        gc.disable()  # a short life: a collection would scan (and copy) the inherited heap
+        code = 1
+        try:
+            for path, value in held.items():
+                _write(value, path)
+            code = 0
+        finally:
+            os._exit(code)
+    if pid < 0:
+        for path, value in held.items():
+            _write(value, path)
+        return False
+    if not _writers and not _AT_EXIT:
+        import atexit
+
+        atexit.register(settle)
+        _AT_EXIT.append(True)
+    _writers.append(pid)
+    return True
+
+
+_AT_EXIT: list[bool] = []
+
+
+def settle() -> None:
+    """Wait for the children of :func:`flush_in_background` to finish writing."""
+    while _writers:
+        pid = _writers.pop()
+        with contextlib.suppress(ChildProcessError):  # waited for elsewhere
+            os.waitpid(pid, 0)
 
 
 def _held_under_another(path: Path, header: object) -> bool:

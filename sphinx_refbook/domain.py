@@ -560,17 +560,33 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
 def on_env_updated(app: Sphinx, env: BuildEnvironment) -> list[str]:
     if config_problems(env.config):
         return []  # refbook stays idle: the build fails on its configuration
-    updated = domain_of(env).updated()
-    # the environment is complete: writing adds only pages, freed page by page
-    # (refbook.gcpause.hold_heap; released when the build finishes, on_build_ended)
-    hold_heap()
+    # the cache files the book's resolution writes (the .bib files' parse and pieces, the
+    # validation and style memos, the check) are held meanwhile, then written by a forked
+    # child while Sphinx writes the pages (refbook.sealed.flush_in_background), and waited for
+    # when the build finishes (on_build_ended); a process that holds its writes already keeps
+    # doing so
+    holding = not sealed.holding()
+    if holding:
+        sealed.hold_writes()
+    try:
+        updated = domain_of(env).updated()
+    finally:
+        # the environment is complete: writing adds only pages, freed page by page
+        # (refbook.gcpause.hold_heap; released when the build finishes, on_build_ended);
+        # frozen before the fork, the heap's objects are not touched by the collector in
+        # either process, so the child copies fewer pages
+        hold_heap()
+        if holding:
+            sealed.flush_in_background()
     return updated
 
 
 def on_build_ended(app: Sphinx, exception: BaseException | None) -> None:
     """``build-finished``, before any other handler (one may fail the build): the heap
-    :func:`on_env_updated` held goes back to the collector."""
+    :func:`on_env_updated` held goes back to the collector, and the cache files it handed to a
+    child are written before the build returns."""
     release_heap()
+    sealed.settle()
 
 
 def on_build_finished(app: Sphinx, exception: BaseException | None) -> None:

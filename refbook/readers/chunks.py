@@ -291,11 +291,13 @@ def remember(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
     parsed alone (they carry no lines to place them by).
 
     A one-shot build with a cache folder writes the pieces there as they are cut, never holding
-    them all (17 MB for a 20,000-entry file, at the peak of its cold build); a long process
-    (``mkdocs serve``) or one without a folder keeps them in memory."""
+    them all (17 MB for a 20,000-entry file, at the peak of its cold build); one that holds its
+    writes for a forked writer (``refbook.sealed.hold_writes``) hands it the table of pieces
+    as entries (no copy of a field) and lets it go; a long process (``mkdocs serve``) or one
+    without a folder keeps them in memory."""
     if result.diagnostics:
         return
-    if disk is not None and not sealed.deferring() and bibcache.disk_store(
+    if disk is not None and not sealed.holding() and bibcache.disk_store(
             disk, _disk_key(file), _stored(lambda: _pieces(text, file, macros, result, None))):
         _forget(file)
         return
@@ -307,7 +309,7 @@ def remember(text: str, file: str, macros: Mapping[str, str], disk: Path | None,
     for (key, shift), entries in placed.items():  # pieces of entries: held as their entries
         table[key] = _Placed(shift, entries)
     # not written again when the write above failed (a read-only folder): kept in memory
-    _keep(file, table, placed, disk, write=disk is not None and sealed.deferring())
+    _keep(file, table, placed, disk, write=disk is not None and sealed.holding())
 
 
 class _DeclinedError(Exception):

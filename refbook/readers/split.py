@@ -19,7 +19,7 @@ before it unclosed, which is one) or a key is defined in two parts. ``tests/core
 test_split_parse.py`` compares both ways on every file of the shared test data, cut at every
 line that starts an entry.
 
-Forking follows ``refbook.validate.workers``: Linux only, no other thread running (``mkdocs
+Forking follows ``refbook.forking`` (as ``refbook.validate.workers`` does): Linux only, no other thread running (``mkdocs
 serve`` parses in its own way: from pieces, after the first build), more than one core
 (``REFBOOK_JOBS=1``: none), and a file of at least :data:`MIN_CHARS` characters.
 """
@@ -27,11 +27,13 @@ serve`` parses in its own way: from pieces, after the first build), more than on
 from __future__ import annotations
 
 import contextlib
+import gc
 import marshal
 import os
 import re
 from typing import TYPE_CHECKING
 
+from refbook.forking import can_fork, worker_count
 from refbook.gcpause import paused_gc
 from refbook.models import packed_entry
 from refbook.readers.result import ParseResult
@@ -80,8 +82,6 @@ def parse_split(text: str, file: str, macros: Mapping[str, str],
     ``parts`` processes (default: one per core), or ``None`` when it is not made so (see the
     module docstring): the caller parses the whole text. ``starts``: where the parts after
     the first start (default: :func:`cuts`; tests cut at other lines)."""
-    from refbook.validate.workers import can_fork, worker_count
-
     wanted = parts if parts is not None else min(worker_count(), 8)
     if (wanted < 2 or len(text) < min_chars or "\r" in text or text.startswith("\ufeff")
             or not can_fork() or _ORDER_BOUND.search(text)):
@@ -126,6 +126,7 @@ def _child(text: str, file: str, macros: Mapping[str, str], parse: Callable[...,
     """Parse one part and send its entries (or ``None``: it has diagnostics, macros or
     preambles) through ``write``; never returns (``os._exit``: no cleanup of the parent's
     state, no buffers of the parent flushed twice)."""
+    gc.disable()  # a short life: a collection would scan (and copy) the inherited heap
     code = 1
     try:
         result = parse(text, file, macros=macros)

@@ -11,10 +11,9 @@ checking in this process when forking is not possible or not safe: few entries, 
 
 from __future__ import annotations
 
-import os
-import sys
-import threading
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from refbook.forking import can_fork, worker_count
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -29,23 +28,6 @@ T = TypeVar("T")
 MIN_ENTRIES = 3000
 #: what the forked workers inherit: (entries, config, function)
 _JOB: tuple[Sequence[Entry], Config, Callable[[Entry, Config], Any]] | None = None
-
-
-def worker_count() -> int:
-    """How many processes may check entries (``REFBOOK_JOBS`` overrides the cores available)."""
-    wanted = os.environ.get("REFBOOK_JOBS", "").strip()
-    if wanted.isdigit() and int(wanted) > 0:
-        return int(wanted)
-    if hasattr(os, "sched_getaffinity"):
-        return max(len(os.sched_getaffinity(0)), 1)
-    return os.cpu_count() or 1
-
-
-def can_fork() -> bool:
-    """Whether this process may fork workers: Linux (macOS: fork is unsafe, Windows: none) and
-    no other thread running (``mkdocs serve``: a thread holding a lock at the fork would leave
-    it held in the child forever)."""
-    return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
 def _run(bounds: tuple[int, int]) -> bytes:

@@ -13,7 +13,6 @@ from refbook import bibcache
 from refbook.diagnostics import Code
 from refbook.readers import chunks, read_bibliography, split
 from refbook.readers.bibtex import parse_bibtex
-from refbook.validate import workers
 from tests.conftest import SEED, TESTDATA
 
 
@@ -21,7 +20,7 @@ from tests.conftest import SEED, TESTDATA
 def forking(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fork whatever else runs in the test process (a thread left by another test would make
     ``can_fork`` decline, and these tests are about what the parts give)."""
-    monkeypatch.setattr(workers, "can_fork", lambda: True)
+    monkeypatch.setattr(split, "can_fork", lambda: True)
 
 
 def entry_lines(text: str) -> list[int]:
