@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from refbook.styles.csl.output import Out
     from refbook.styles.csl.processor import Processor
 
-__all__ = ["DEFAULT_STYLE", "output_changes", "unprinted_facts"]
+__all__ = ["DEFAULT_STYLE", "output_changes", "printed", "unprinted_facts"]
 
 T = TypeVar("T")
 
@@ -411,6 +411,13 @@ def unprinted_facts(check: Callable[[Entry, Config], T], entry: Entry, config: C
         return check(entry, config)
     finally:
         _LOG.unprinted = False
+
+
+def printed() -> bool:
+    """Whether the entry being checked is one the book prints (False inside
+    :func:`unprinted_facts`): a rule whose only use of some work is to ask
+    :func:`output_changes` about its result may skip the work when not."""
+    return not getattr(_LOG, "unprinted", False)
 
 
 def output_changes(entry: Entry, name: str, fixed: str, style: str, rename: str = "") -> bool:

@@ -15,7 +15,7 @@ import re
 from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code
-from refbook.validate.output import output_changes
+from refbook.validate.output import output_changes, printed
 from refbook.validate.report import at, show
 
 if TYPE_CHECKING:
@@ -109,9 +109,12 @@ _LOWER_WORD = re.compile(r"[a-z0-9]+")
 
 def _case(entry: Entry, f: Field, config: Config) -> Iterator[Diagnostic]:
     value = f.value
-    if value.isascii() and not _INNER_CAPITAL.search(value) and not any(
-            w in LOST for w in _LOWER_WORD.findall(value)):
-        return  # no capital after a word's first letter and no known lowercased acronym
+    if not any(w in LOST for w in _LOWER_WORD.findall(value)) and (
+            not printed() or (value.isascii() and not _INNER_CAPITAL.search(value))):
+        # no known lowercased acronym (every word of LOST is a run of [a-z0-9]), and no
+        # capital after a word's first letter — or an entry the book does not print, whose
+        # capitals the style changes nowhere the book shows (output_changes: False)
+        return
     caps: list[tuple[int, int, str]] = []
     lost: list[tuple[int, int, str]] = []
     for s, e in unprotected_words(value):
