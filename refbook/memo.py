@@ -85,7 +85,7 @@ def load_memo(memo: MutableMapping[K, V], path: Path) -> None:
     file)."""
     if path in _LOADED:
         return
-    sealed.settle()  # a file a forked child may still be writing (sealed.flush_in_background)
+    sealed.settle(path)  # a forked child may still be writing it (sealed.flush_in_background)
     if not path.is_file():
         return
     _LOADED.add(path)

@@ -139,7 +139,7 @@ def load(path: Path, *, header: object = _NO_HEADER,
     reading the file (``mkdocs serve`` asked for each ``.bib`` edit's parse so, and wrote and
     read back the last edit's, 11 MB each way)."""
     if _writers:
-        settle()  # a file a child of flush_in_background may still be writing
+        settle(path)  # a child of flush_in_background may still be writing it
     if header is not _NO_HEADER and _held_under_another(path, header):
         return None
     _held(path)
@@ -388,11 +388,12 @@ def flush() -> int:
     return sum(_write(value, path) for path, value in held.items())
 
 
-#: the forked children of :func:`flush_in_background` not yet waited for (:func:`settle`)
-_writers: list[int] = []
+#: the forked children of :func:`flush_in_background` not yet waited for (:func:`settle`),
+#: each with the files it writes
+_writers: list[tuple[int, frozenset[Path]]] = []
 
 
-def flush_in_background() -> bool:
+def flush_in_background(*, keep_holding: bool = False) -> bool:
     """:func:`flush`, in a forked child: the files held back are written while this process
     goes on (a one-shot build's cache files — the parse of its ``.bib`` files and their pieces,
     the validation and style memos — while the host writes the pages, on the other core), and
@@ -401,14 +402,20 @@ def flush_in_background() -> bool:
 
     The child writes each file as :func:`dump` would have (atomically: a reader sees the old
     file or the new one) and exits without running anything of this process's (``os._exit``).
-    A read of the cache folder in this process first waits for it (:func:`settle`: :func:`load`
-    and ``refbook.memo.load_memo`` call it), as the hosts do when their build finishes, and so
-    does this process's exit: no build returns with its cache folder half written."""
+    A read of one of its files in this process first waits for it (:func:`settle`:
+    :func:`load` and ``refbook.memo.load_memo`` call it; a read of another file does not
+    wait), as the hosts do when their build finishes, and so does this process's exit: no
+    build returns with its cache folder half written.
+
+    ``keep_holding``: the files held so far go to the child, and this process holds the next
+    ones (:func:`hold_writes`) for a later call (the reader hands over a big file's parse as
+    soon as it is made, so that it is written during the work that follows, not after it)."""
     from refbook.forking import can_fork, worker_count
 
     global _deferred, _brief
     with _lock:
-        held, _deferred, _brief = _deferred or {}, None, False
+        held = _deferred or {}
+        _deferred, _brief = ({}, True) if keep_holding else (None, False)
     if not held:
         return False
     for path in held:  # the key decided here: a per-process key must be this process's
@@ -437,19 +444,26 @@ def flush_in_background() -> bool:
 
         atexit.register(settle)
         _AT_EXIT.append(True)
-    _writers.append(pid)
+    _writers.append((pid, frozenset(held)))
     return True
 
 
 _AT_EXIT: list[bool] = []
 
 
-def settle() -> None:
-    """Wait for the children of :func:`flush_in_background` to finish writing."""
-    while _writers:
-        pid = _writers.pop()
+def settle(path: Path | None = None) -> None:
+    """Wait for the children of :func:`flush_in_background` to finish writing: all of them, or
+    (``path``) those writing that file or one named after it (a memo's added files,
+    ``<stem>+<n><suffix>``)."""
+    for child in list(_writers):
+        pid, files = child
+        if path is not None and not any(
+                p.parent == path.parent and p.name.startswith(path.stem) for p in files):
+            continue
         with contextlib.suppress(ChildProcessError):  # waited for elsewhere
             os.waitpid(pid, 0)
+        with contextlib.suppress(ValueError):  # (another thread took it meanwhile)
+            _writers.remove(child)
 
 
 def _held_under_another(path: Path, header: object) -> bool:

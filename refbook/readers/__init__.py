@@ -212,7 +212,17 @@ def _parse_cached(
     bibcache.parsed_files.put(key, result, slot=(name, tuple(macros.items())))
     if disk is not None and _packable(result, name):
         bibcache.disk_store(disk, bibcache.file_slot(name), _stored(result, name), version=key)
+    if disk is not None and sealed.holding() and not sealed.deferring() and len(data) >= _BIG:
+        # a one-shot build holding its writes (sealed.hold_writes): a big file's parse and
+        # pieces, the largest of its cache files, are written by a child from now on, while
+        # the book is resolved and checked, not after it
+        sealed.flush_in_background(keep_holding=True)
     return result
+
+
+#: a file whose cache files are handed to a writer as soon as it is parsed (~1,700 entries;
+#: a smaller one's are written with the build's other files)
+_BIG = 1_000_000
 
 
 def _parse_text(name: str, data: bytes, macros: dict[str, str],

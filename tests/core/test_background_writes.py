@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -162,3 +163,55 @@ def test_mkdocs_build_returns_with_its_cache_folder_written(tmp_path: Path) -> N
     assert again.returncode == 0, again.stderr
     assert not marker.exists()
     assert (root / "site" / "index.html").read_text(encoding="utf-8") == site
+
+
+@pytest.mark.usefixtures("forks")
+def test_a_big_files_parse_goes_to_a_writer_as_soon_as_it_is_made(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a build holds its writes, the parse and pieces of a file of ``_BIG`` bytes or more
+    are handed to a child at once (the build goes on holding its other files); the next
+    process reads the file from them without parsing it."""
+    from refbook import bibcache, readers
+    from refbook.readers import chunks, read_bibliography
+    from tests.conftest import SEED
+    from tests.core.test_split_parse import _renamed, read_text
+
+    body = read_text(SEED / "references.bib")
+    copies: list[str] = []
+    while sum(len(c) for c in copies) < readers._BIG * 1.1:
+        copies.append(_renamed(body, f"w{len(copies)}x"))
+    path = tmp_path / "big.bib"
+    path.write_text("\n".join(copies), encoding="utf-8")
+    handed: list[bool] = []
+    real = sealed.flush_in_background
+
+    def spy(*, keep_holding: bool = False) -> bool:
+        handed.append(keep_holding)
+        return real(keep_holding=keep_holding)
+
+    monkeypatch.setattr(sealed, "flush_in_background", spy)
+    bibcache.clear_memory_cache()
+    chunks.clear_memory()
+    cache = tmp_path / "cache"
+    sealed.hold_writes()
+    try:
+        first = read_bibliography([path], cache_dir=str(cache))
+        assert handed == [True]
+        assert sealed.holding()  # the build's later files are held still
+    finally:
+        sealed.flush_in_background()
+    parses: list[str] = []
+    parse = readers._parser()
+
+    def counting(text: str, file: str, **kw: Any) -> Any:
+        parses.append(file)
+        return parse(text, file, **kw)
+
+    monkeypatch.setattr(readers, "parse_bibtex", counting)
+    bibcache.clear_memory_cache()
+    chunks.clear_memory()
+    again = read_bibliography([path], cache_dir=str(cache))  # waits for the child's files
+    assert parses == []
+    assert list(again.entries) == list(first.entries)
+    bibcache.clear_memory_cache()
+    chunks.clear_memory()
