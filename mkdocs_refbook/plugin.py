@@ -63,7 +63,7 @@ from refbook.diagnostics import Code, Diagnostic
 from refbook.gcpause import skip_final_collection
 from refbook.items import Items, items_for, load_items, save_items
 from refbook.models import Location
-from refbook.readers import read_bibliography, read_bibliography_deferred
+from refbook.readers import read_bibliography, read_bibliography_deferred, read_digest
 from refbook.records import field, record, replace
 from refbook.registry import CitationSite, Registry, Resolution
 from refbook.render.html import WORD_JOINER, to_title
@@ -534,8 +534,10 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             self.style = get_style(self._settings.style, locale=self._settings.locale)
         except StyleError as exc:  # the file changed into a broken one since on_config
             raise PluginError(f"refbook: {exc.diagnostic.format()}") from None
-        # what the cache folder's book-wide results are keyed by (cheap: a digest per file)
-        self._bib_digest = (bibcache.files_digest(self._settings.bib_files)
+        # what the cache folder's book-wide results are keyed by: the digests of the bytes just
+        # read (the parse and the results keyed by it agree; no second read of every file)
+        self._bib_digest = ((read_digest(self._settings.bib_files)
+                             or bibcache.files_digest(self._settings.bib_files))
                             if self._cache_dir is not None else "")
         s = self._settings
         self._memo.follow((s.bib_command, s.full_bib_command, s.output, s.narrative))

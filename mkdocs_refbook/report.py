@@ -44,21 +44,40 @@ def _relative(path: str, root: str) -> str:
     return path.replace(os.sep, "/")
 
 
+#: the last report's diagnostics and options, and what it logged (is it a warning, the line)
+#: and returned: a ``mkdocs serve`` rebuild after a prose edit reports the very same
+#: diagnostic objects again (27,000 of them for a 20,000-entry shared bibliography, 25 ms)
+_LAST: list[tuple[list[Diagnostic], Settings, list[tuple[bool, str]], list[Diagnostic]]] = []
+
+
 def report(diagnostics: Iterable[Diagnostic], settings: Settings) -> list[Diagnostic]:
     """Log every diagnostic not suppressed; return those that fail a strict build.
 
     Errors and warnings are MkDocs warnings (``--strict`` counts them); infos are info lines,
     at most :data:`~refbook.validate.report.INFO_LIMIT` per code and then a count.
     """
-    kept = [d for d in diagnostics if not settings.suppressed(d.code, d.key)]
-    shown, summaries = condense(kept)
-    failing: list[Diagnostic] = []
-    for d in shown:
-        if d.effective_severity is Severity.INFO:
-            log.info(d.format())
-            continue
-        log.warning(d.format())
-        failing.append(d)
-    for line in summaries:
-        log.info(line)
-    return failing
+    given = list(diagnostics)
+    last = _LAST[0] if _LAST else None
+    if (last is not None and len(last[0]) == len(given) and last[1] == settings
+            and all(a is b for a, b in zip(last[0], given, strict=True))):
+        lines, failing = last[2], last[3]
+    else:
+        kept = ([d for d in given if not settings.suppressed(d.code, d.key)]
+                if settings.suppress_warnings else given)
+        shown, summaries = condense(kept)
+        failing = []
+        lines = []
+        for d in shown:
+            if d.effective_severity is Severity.INFO:
+                lines.append((False, d.format()))
+                continue
+            lines.append((True, d.format()))
+            failing.append(d)
+        lines += [(False, line) for line in summaries]
+        _LAST[:] = [(given, settings, lines, failing)]
+    for warning, line in lines:
+        if warning:
+            log.warning(line)
+        else:
+            log.info(line)
+    return list(failing)

@@ -11,6 +11,7 @@ File problems (missing, a directory, not UTF-8) are diagnostics, never exception
 from __future__ import annotations
 
 import codecs
+import hashlib
 import os
 from itertools import chain
 from pathlib import Path
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 __all__ = ["ParseResult", "is_bibtex_file", "parse_bibtex", "read_bibliography",
-           "read_bibliography_deferred", "resolve_crossrefs"]
+           "read_bibliography_deferred", "read_digest", "resolve_crossrefs"]
 
 
 def _files_of(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
@@ -69,6 +70,32 @@ def _contents(files: list[str]) -> tuple[list[tuple[str, bytes | None, str]], li
     return contents, file_diagnostics
 
 
+#: each list of files' last read in this process: its (file, content digest) pairs
+#: (:func:`read_digest`); a few lists at most
+_LAST_READ: dict[tuple[str, ...], tuple[tuple[str, str], ...]] = {}
+
+
+def _remember_read(files: list[str], memo_key: tuple[tuple[str, str], ...]) -> None:
+    if len(_LAST_READ) >= 16 and tuple(files) not in _LAST_READ:
+        _LAST_READ.clear()
+    _LAST_READ[tuple(files)] = memo_key
+
+
+def read_digest(paths: Sequence[str | os.PathLike[str]]) -> str | None:
+    """A digest of the names and contents of the files that the last :func:`read_bibliography`
+    (or :func:`read_bibliography_deferred`) of ``paths`` in this process read: the bytes it
+    parsed, or will parse; ``None`` if they were not read here. What a host keys its cached
+    book-wide results by, without reading and hashing every file a second time (a 12 MB
+    ``.bib`` file: 15 ms per ``mkdocs serve`` rebuild)."""
+    found = _LAST_READ.get(tuple(_files_of(paths)))
+    if found is None:
+        return None
+    h = hashlib.blake2b(digest_size=20)
+    for name, dig in found:
+        h.update(os.fsencode(name) + b"\0" + dig.encode("utf-8", "surrogatepass") + b"\0")
+    return h.hexdigest()
+
+
 def read_bibliography(
     paths: Sequence[str | os.PathLike[str]],
     *,
@@ -86,6 +113,7 @@ def read_bibliography(
     files = _files_of(paths)
     contents, file_diagnostics = _contents(files)
     memo_key = tuple((name, dig) for name, _, dig in contents)
+    _remember_read(files, memo_key)
     cached = bibcache.bibliographies.get(memo_key)
     if cached is not None:
         return cached
@@ -107,6 +135,7 @@ def read_bibliography_deferred(
     files = _files_of(paths)
     contents, file_diagnostics = _contents(files)
     memo_key = tuple((name, dig) for name, _, dig in contents)
+    _remember_read(files, memo_key)
     held = bibcache.deferred.get(tuple(files))
     if held is not None and held[0] == memo_key:
         return held[1]

@@ -180,3 +180,73 @@ def test_mkdocs_serve_rebuilds_when_a_bib_file_of_bib_dir_is_added_edited_or_rem
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=10)
+
+
+def test_a_prose_edit_logs_the_same_report_without_formatting_it_again(
+        project: Project, refbook_log: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``mkdocs serve`` shows the book's problems after every rebuild, as MkDocs shows its
+    own; after a prose edit they are the same diagnostic objects, and their lines are logged
+    again as they were made (none formatted again: counted); after a .bib edit they are made
+    afresh."""
+    from refbook.diagnostics import Diagnostic
+
+    bib = project.root / "refs.bib"
+    extra = "".join(f"@misc{{spare{i},\n  title = {{Spare {i}}},\n  year = {{20x1}},\n}}\n\n"
+                    for i in range(25))
+    bib.write_text(bib.read_text(encoding="utf-8") + extra, encoding="utf-8")
+    project.page("index.md", "# Home\n\nSee [@smith2020a].\n")
+    formatted: list[str] = []
+    real = Diagnostic.format
+
+    def counting(self: Diagnostic) -> str:
+        formatted.append(self.code.slug)
+        return real(self)
+
+    monkeypatch.setattr(Diagnostic, "format", counting)
+    _build(project)
+    first = [(r.levelno, r.getMessage()) for r in refbook_log.records
+             if r.name == "mkdocs.plugins.refbook.mkdocs"]
+    assert len(formatted) > 25  # 25 bad years, 20 unused entries shown (infos)
+    refbook_log.clear()
+    formatted.clear()
+    project.page("index.md", "# Home\n\nA new paragraph.\n\nSee [@smith2020a].\n")
+    _build(project)
+    again = [(r.levelno, r.getMessage()) for r in refbook_log.records
+             if r.name == "mkdocs.plugins.refbook.mkdocs"]
+    assert again == first
+    assert formatted == []
+    refbook_log.clear()
+    bib.write_text(bib.read_text(encoding="utf-8").replace("Spare 0}", "Spare zero}"),
+                   encoding="utf-8")
+    _build(project)
+    assert len(formatted) > 25
+    assert any("spare0" in m for _, m in
+               [(r.levelno, r.getMessage()) for r in refbook_log.records])
+
+
+def test_a_rebuild_reads_each_bib_file_once(project: Project,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache folder's results are keyed by the digest of the bytes the build read
+    (``refbook.readers.read_digest``), not by a second read of every file: one read of the
+    .bib file per build (counted), and a .bib edit still shows."""
+    from pathlib import Path
+
+    reads: list[str] = []
+    real = Path.read_bytes
+
+    def counting(self: Path) -> bytes:
+        if self.suffix == ".bib":
+            reads.append(self.name)
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counting)
+    project.page("index.md", "# Home\n\nSee [@smith2020a].\n")
+    _build(project)
+    assert len(reads) == 1
+    bib = project.root / "refs.bib"
+    bib.write_text(bib.read_text(encoding="utf-8").replace("year = {2020}", "year = {2024}", 1),
+                   encoding="utf-8")
+    _build(project)
+    assert len(reads) == 2
+    assert cites(project.html("index.html")) == ["(Smith 2024)"]
