@@ -368,6 +368,11 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self._bib_checks: list[Diagnostic] = []
         self._unused: list[Diagnostic] = []
         self._unused_key: tuple[Any, ...] | None = None
+        #: the last .bib check's diagnostics and their located forms (root, as made, located)
+        self._located: tuple[str, list[Diagnostic], list[Diagnostic]] | None = None
+        #: ((bibliography, check options, root), every entry's unused-entry diagnostic):
+        #: _every_unused
+        self._unused_all: tuple[tuple[Any, ...], list[Diagnostic]] | None = None
         self._check_key: tuple[Any, ...] | None = None
         self._check_keep: Bibliography | None = None
         #: the last check's key (``_check_bibliography``) and its diagnostics, not localized
@@ -584,7 +589,16 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 self._folder_keys.get(self._cache_file("bib-checks")) != disk_key):
             self._store("bib-checks", disk_key, (printed, cachedir.pack_diagnostics(checks)))
         self._last_checks = (check_key, checks)
-        self._bib_checks = [report.localize(d, self._settings, self._abs_doc) for d in checks]
+        # located as the last check's were: the diagnostics a re-check kept (all but those of
+        # the entries whose printing changed) are the same objects, and keep their located
+        # form (and so the report's line for it: mkdocs_refbook.report)
+        root = self._settings.root
+        was = self._located if self._located is not None and self._located[0] == root else None
+        known = ({id(raw): done for raw, done in zip(was[1], was[2], strict=True)}
+                 if was is not None else {})
+        self._bib_checks = [known.get(id(d)) or report.localize(d, self._settings, self._abs_doc)
+                            for d in checks]
+        self._located = (root, checks, self._bib_checks)
         self._check_key = check_key
         self._check_keep = bib  # keeps id() in the key meaningful
 
@@ -1285,13 +1299,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             if found is not None:
                 self._unused = found
             else:
-                # imported here: a build that finds the result in the cache folder runs no rule
-                from refbook.validate.citations import unused_entries
-
-                unused = (unused_entries(self.bibliography, used)
-                          if s.check.enabled(Code.UNUSED_ENTRY) else [])
-                self._unused = [report.localize(d, s, self._abs_doc)
-                                for d in apply_config(unused, s.check, self.bibliography)]
+                self._unused = [d for d in self._every_unused() if d.key not in used]
                 self._store("unused", disk_key, cachedir.pack_diagnostics(self._unused))
             self._unused_key = unused_key
         page_problems = [d for u in order for d in self.pages[u].problems]
@@ -1312,6 +1320,25 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             msg = f"refbook strict mode: {len(failing)} problem(s):\n{lines}"
             raise PluginError(msg)
         return env
+
+    def _every_unused(self) -> list[Diagnostic]:
+        """The ``unused-entry`` diagnostic of every entry, configured and located, in report
+        order: made once per version of the .bib files and options, and the book's are those
+        of the entries it does not use (a subset of a stably sorted list is in sorted order).
+        A citation edit under ``mkdocs serve`` took 46 ms to make 19,700 of them again for a
+        20,000-entry shared bibliography."""
+        bib = self.bibliography
+        assert bib is not None
+        s = self._settings
+        held = self._unused_all
+        if held is None or held[0][0] is not bib or held[0][1:] != (s.check, s.root):
+            # imported here: a build that finds the result in the cache folder runs no rule
+            from refbook.validate.citations import unused_entries
+
+            every = unused_entries(bib, frozenset()) if s.check.enabled(Code.UNUSED_ENTRY) else []
+            held = self._unused_all = ((bib, s.check, s.root), [
+                report.localize(d, s, self._abs_doc) for d in apply_config(every, s.check, bib)])
+        return held[1]
 
     def _relocated(self, diagnostics: Sequence[Diagnostic], order: Sequence[str]) -> list[Diagnostic]:
         """Unknown-key diagnostics at the current lines (a reused resolution has the old ones).

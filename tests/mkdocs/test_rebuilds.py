@@ -187,8 +187,8 @@ def test_a_prose_edit_logs_the_same_report_without_formatting_it_again(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """``mkdocs serve`` shows the book's problems after every rebuild, as MkDocs shows its
     own; after a prose edit they are the same diagnostic objects, and their lines are logged
-    again as they were made (none formatted again: counted); after a .bib edit they are made
-    afresh."""
+    again as they were made (none formatted again: counted); after a citation edit, all but
+    the new ones; after a .bib edit, all but the edited entry's."""
     from refbook.diagnostics import Diagnostic
 
     bib = project.root / "refs.bib"
@@ -216,12 +216,23 @@ def test_a_prose_edit_logs_the_same_report_without_formatting_it_again(
              if r.name == "mkdocs.plugins.refbook.mkdocs"]
     assert again == first
     assert formatted == []
+    # a citation edit: one entry used now; its unused-entry line goes, no line is made again
+    # but those of diagnostics that are new (the cited entry's bad year is reported as before)
     refbook_log.clear()
+    project.page("index.md", "# Home\n\nSee [@smith2020a] and [@spare3].\n")
+    _build(project)
+    cited = [m for _, m in [(r.levelno, r.getMessage()) for r in refbook_log.records]]
+    assert not any("'spare3' is never cited" in m for m in cited)
+    assert any("'spare4' is never cited" in m for m in cited)
+    assert len(formatted) <= 2, formatted
+    refbook_log.clear()
+    formatted.clear()
     bib.write_text(bib.read_text(encoding="utf-8").replace("Spare 0}", "Spare zero}"),
                    encoding="utf-8")
     _build(project)
-    assert len(formatted) > 25
-    assert any("spare0" in m for _, m in
+    # the edited entry's problem is made again; the other entries' (same facts) are not
+    assert formatted.count("year-invalid") == 1
+    assert any("spare0" in m and "year" in m for _, m in
                [(r.levelno, r.getMessage()) for r in refbook_log.records])
 
 
