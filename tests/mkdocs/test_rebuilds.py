@@ -261,3 +261,46 @@ def test_a_rebuild_reads_each_bib_file_once(project: Project,
     _build(project)
     assert len(reads) == 2
     assert cites(project.html("index.html")) == ["(Smith 2024)"]
+
+
+def test_a_bib_edit_makes_the_unused_entry_diagnostics_of_changed_entries_only(
+        project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a .bib edit under ``mkdocs serve``, the entries the reader re-used keep their
+    unused-entry diagnostic; those edited or moved get a new one (counted), and the list is
+    the one a new plugin makes from scratch (a new build process), order included."""
+    from refbook.validate import citations
+    from tests.mkdocs.conftest import forget_plugins
+
+    bib = project.root / "refs.bib"
+    extra = "".join(f"@misc{{spare{i},\n  title = {{Spare {i}}},\n  year = {{2001}},\n}}\n\n"
+                    for i in range(30))
+    bib.write_text(bib.read_text(encoding="utf-8") + extra, encoding="utf-8")
+    project.configure({"cache_dir": False})
+    project.page("index.md", "# Home\n\nSee [@smith2020a].\n")
+    made: list[int] = []
+    real = citations.unused_entries
+
+    def counting(entries: Any, used: Any, **kw: Any) -> Any:
+        found = real(entries, used, **kw)
+        made.append(len(found))
+        return found
+
+    monkeypatch.setattr(citations, "unused_entries", counting)
+
+    def unused_lines(plugin: Any) -> list[str]:
+        return [d.format() for d in plugin._unused]
+
+    first = _build(project)
+    assert made == [len(unused_lines(first)) + 1]  # every entry's, the cited one's too
+    for edit, changed in (
+            (lambda t: t.replace("title = {Spare 7}", "title = {Spare seven}"), 1),
+            # a line more above every spare entry: all of them moved
+            (lambda t: t.replace("@misc{spare0,", "@misc{spare0,\n  note = {moved},"), 30)):
+        made.clear()
+        bib.write_text(edit(bib.read_text(encoding="utf-8")), encoding="utf-8")
+        served = _build(project)
+        assert made == [changed]
+        forget_plugins()
+        fresh = _build(project)
+        assert fresh is not served
+        assert unused_lines(served) == unused_lines(fresh)
