@@ -420,6 +420,8 @@ def flush_in_background(*, keep_holding: bool = False) -> bool:
         return False
     for path in held:  # the key decided here: a per-process key must be this process's
         cache_key(path.parent)
+        if _writers:
+            settle(path)  # an older value of the file being written: the newer one lands last
     pid = -1
     if can_fork() and worker_count() > 1:  # (REFBOOK_JOBS=1: everything in this process)
         with contextlib.suppress(OSError):
