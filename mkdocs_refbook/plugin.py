@@ -368,8 +368,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         self._bib_checks: list[Diagnostic] = []
         self._unused: list[Diagnostic] = []
         self._unused_key: tuple[Any, ...] | None = None
-        #: the last .bib check's diagnostics and their located forms (root, as made, located)
-        self._located: tuple[str, list[Diagnostic], list[Diagnostic]] | None = None
+        #: the root the last check's diagnostics were located from (``_bib_checks``)
+        self._checked_root = ""
         #: ((bibliography, check options, root), every entry's unused-entry diagnostic, and
         #: by key the entry and its diagnostic (None: not reported)): _every_unused
         self._unused_all: tuple[tuple[Any, ...], list[Diagnostic],
@@ -467,19 +467,26 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
     def on_shutdown(self) -> None:
         sealed.flush()
 
-    def on_build_error(self, *, error: Exception) -> None:
-        """A failed build still writes the cache files it made (held since on_pre_build)."""
+    def _write_held(self, *, background: bool = False) -> None:
+        """The cache files held since on_pre_build: written by a child (``background``: on_env,
+        the book's results all made), or here and now, with every child waited for (the
+        build's end: on_env did not run if another plugin ended the build before it)."""
         if self._holding:
             self._holding = False
-            sealed.flush()
-        sealed.settle()
+            if background:
+                sealed.flush_in_background()
+            else:
+                sealed.flush()
+        if not background:
+            sealed.settle()
+
+    def on_build_error(self, *, error: Exception) -> None:
+        """A failed build still writes the cache files it made (held since on_pre_build)."""
+        self._write_held()
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         # the cache files handed to a child in on_env are written before the build returns
-        if self._holding:  # (on_env did not run: another plugin ended the build before it)
-            self._holding = False
-            sealed.flush()
-        sealed.settle()
+        self._write_held()
         # the memo keeps what this build used, and the cache folder keeps the memo (under
         # `mkdocs serve`, written when it stops: sealed.defer_writes)
         self._memo.end_build()
@@ -589,17 +596,16 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         if self._cache_dir is not None and (
                 self._folder_keys.get(self._cache_file("bib-checks")) != disk_key):
             self._store("bib-checks", disk_key, (printed, cachedir.pack_diagnostics(checks)))
-        self._last_checks = (check_key, checks)
         # located as the last check's were: the diagnostics a re-check kept (all but those of
         # the entries whose printing changed) are the same objects, and keep their located
         # form (and so the report's line for it: mkdocs_refbook.report)
         root = self._settings.root
-        was = self._located if self._located is not None and self._located[0] == root else None
-        known = ({id(raw): done for raw, done in zip(was[1], was[2], strict=True)}
-                 if was is not None else {})
+        known = ({id(raw): done for raw, done in zip(last[1], self._bib_checks, strict=True)}
+                 if last is not None and root == self._checked_root else {})
+        self._last_checks = (check_key, checks)
         self._bib_checks = [known.get(id(d)) or report.localize(d, self._settings, self._abs_doc)
                             for d in checks]
-        self._located = (root, checks, self._bib_checks)
+        self._checked_root = root
         self._check_key = check_key
         self._check_keep = bib  # keeps id() in the key meaningful
 
@@ -1312,9 +1318,7 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         cache_note = cachedir.note(self._cache)
         if cache_note is not None:  # an info line: --strict stays green, the cache healed
             report.log.info(cache_note)
-        if self._holding:  # the book's results are all made: written meanwhile (on_pre_build)
-            self._holding = False
-            sealed.flush_in_background()
+        self._write_held(background=True)  # the book's results are all made (on_pre_build)
         failing = report.report(diagnostics, s)
         if s.strict and failing:
             lines = "\n".join(d.format() for d in failing)

@@ -241,7 +241,8 @@ def _parse_cached(
     bibcache.parsed_files.put(key, result, slot=(name, tuple(macros.items())))
     if disk is not None and _packable(result, name):
         bibcache.disk_store(disk, bibcache.file_slot(name), _stored(result, name), version=key)
-    if disk is not None and sealed.holding() and not sealed.deferring() and len(data) >= _BIG:
+    if (disk is not None and sealed.holding() and not sealed.deferring()
+            and len(data) >= _split_min()):
         # a one-shot build holding its writes (sealed.hold_writes): a big file's parse and
         # pieces, the largest of its cache files, are written by a child from now on, while
         # the book is resolved and checked, not after it
@@ -249,9 +250,13 @@ def _parse_cached(
     return result
 
 
-#: a file whose cache files are handed to a writer as soon as it is parsed (~1,700 entries;
-#: a smaller one's are written with the build's other files)
-_BIG = 1_000_000
+def _split_min() -> int:
+    """The size of a file parsed on every core (``refbook.readers.split.MIN_CHARS``): its
+    cache files are handed to a writer as soon as it is parsed; a smaller one's are written
+    with the build's other files."""
+    from refbook.readers import split
+
+    return split.MIN_CHARS
 
 
 def _parse_text(name: str, data: bytes, macros: dict[str, str],
@@ -344,7 +349,7 @@ def _parse_whole(text: str, file: str, *, macros: Mapping[str, str]) -> ParseRes
     from refbook.readers import split
 
     parse = _parser()
-    if len(text) >= split.MIN_CHARS:  # a big file: on every core (refbook.readers.split)
+    if len(text) >= _split_min():  # a big file: on every core (refbook.readers.split)
         found = split.parse_split(text, file, macros, parse)
         if found is not None:
             return found

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 from refbook.forking import can_fork, worker_count
 from refbook.gcpause import paused_gc
 from refbook.models import packed_entry
+from refbook.readers.chunks import _ENTRY_START as _ENTRY_LINE  # cut where pieces are cut
 from refbook.readers.result import ParseResult
 
 if TYPE_CHECKING:
@@ -47,8 +48,6 @@ __all__ = ["MIN_CHARS", "parse_split"]
 MIN_CHARS = 1_000_000
 #: what makes a part read differently alone: macros, preambles, comments spanning entries
 _ORDER_BOUND = re.compile(r"@\s*(?:string|preamble|comment)", re.IGNORECASE)
-#: a line that starts an entry (as ``refbook.readers.chunks`` cuts pieces)
-_ENTRY_LINE = re.compile(r"^[ \t]*@[ \t]*[^\s\"#%'(),={}@]+[ \t]*[{(]", re.MULTILINE)
 
 #: an entry as a child sends it: key, type, line, ((field, value, line), ...)
 _Sent = tuple[str, str, int, tuple[tuple[str, str, int], ...]]

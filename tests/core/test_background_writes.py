@@ -168,20 +168,14 @@ def test_mkdocs_build_returns_with_its_cache_folder_written(tmp_path: Path) -> N
 @pytest.mark.usefixtures("forks")
 def test_a_big_files_parse_goes_to_a_writer_as_soon_as_it_is_made(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """While a build holds its writes, the parse and pieces of a file of ``_BIG`` bytes or more
+    """While a build holds its writes, the parse and pieces of a file of ``split.MIN_CHARS`` bytes or more
     are handed to a child at once (the build goes on holding its other files); the next
     process reads the file from them without parsing it."""
     from refbook import bibcache, readers
     from refbook.readers import chunks, read_bibliography
-    from tests.conftest import SEED
-    from tests.core.test_split_parse import _renamed, read_text
+    from tests.core.test_split_parse import big_bib
 
-    body = read_text(SEED / "references.bib")
-    copies: list[str] = []
-    while sum(len(c) for c in copies) < readers._BIG * 1.1:
-        copies.append(_renamed(body, f"w{len(copies)}x"))
-    path = tmp_path / "big.bib"
-    path.write_text("\n".join(copies), encoding="utf-8")
+    path = big_bib(tmp_path / "big.bib", int(readers._split_min() * 1.1))
     handed: list[bool] = []
     real = sealed.flush_in_background
 

@@ -24,7 +24,7 @@ def forking(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def entry_lines(text: str) -> list[int]:
-    return [m.start() for m in split._ENTRY_LINE.finditer(text) if m.start() > 0]
+    return [m.start() for m in chunks._ENTRY_START.finditer(text) if m.start() > 0]
 
 
 def read_text(path: Path) -> str:
@@ -112,13 +112,7 @@ def test_a_big_file_is_read_in_parts_as_it_is_read_whole(
     """``read_bibliography`` on a file over ``MIN_CHARS`` characters: parsed in parts (counted)
     and equal, entry for entry and line for line, to the parse of one process
     (``REFBOOK_JOBS=1``); its cache folder then gives the same entries."""
-    body = read_text(SEED / "references.bib")
-    copies: list[str] = []
-    while sum(len(c) for c in copies) < split.MIN_CHARS * 1.2:
-        # each copy's keys made unique, so the file is one clean bibliography
-        copies.append(_renamed(body, f"c{len(copies)}x"))
-    path = tmp_path / "big.bib"
-    path.write_text("\n".join(copies), encoding="utf-8")
+    path = big_bib(tmp_path / "big.bib", int(split.MIN_CHARS * 1.2))
     calls: list[int] = []
     real = split.parse_split
 
@@ -148,6 +142,17 @@ def test_a_big_file_is_read_in_parts_as_it_is_read_whole(
     assert list(cached.entries) == list(one.entries)
     bibcache.clear_memory_cache()
     chunks.clear_memory()
+
+
+def big_bib(path: Path, chars: int) -> Path:
+    """A clean bibliography of at least ``chars`` characters at ``path``: copies of the seed's
+    cleaned file, each copy's keys made unique."""
+    body = read_text(SEED / "references.bib")
+    copies: list[str] = []
+    while sum(len(c) for c in copies) < chars:
+        copies.append(_renamed(body, f"c{len(copies)}x"))
+    path.write_text("\n".join(copies), encoding="utf-8")
+    return path
 
 
 def _renamed(body: str, prefix: str) -> str:
