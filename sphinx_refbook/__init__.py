@@ -29,6 +29,7 @@ from sphinx_refbook.domain import (
     on_doctree_read,
     on_env_updated,
     on_get_outdated,
+    on_write_started,
 )
 from sphinx_refbook.footnotes import FootBibliographyDirective, FootCiteRole, PlaceFootnotes
 from sphinx_refbook.lines import CitationLines
@@ -108,6 +109,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("doctree-read", on_doctree_read, priority=400)
     app.connect("env-updated", on_env_updated)
     app.connect("env-get-outdated", on_get_outdated)
+    app.connect("write-started", on_write_started)
     app.connect("builder-inited", _add_css)
     # first of all build-finished handlers (on_build_finished may fail the build)
     app.connect("build-finished", on_build_ended, priority=100)

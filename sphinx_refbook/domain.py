@@ -83,6 +83,10 @@ class RefbookDomain(Domain):
         self._book: Book | None = None
         self._book_key = ""
         self._read_now: set[str] = set()
+        #: pages this build re-writes without reading them (``env-updated``'s answer)
+        self._rewritten: list[str] = []
+        #: their entries of ``env.files_to_rebuild`` held back while the pages are written
+        self._held_parents: dict[str, Any] = {}
         #: .bib files that cannot be read, reported before the pages are read (this build)
         self._unreadable: set[tuple[Code, str]] = set()
         #: why this build fails (strict mode), said when it finishes
@@ -363,7 +367,27 @@ class RefbookDomain(Domain):
                     (f"refbook_strict = True and the book has {count} problem(s), each listed "
                     "above at its file:line: the build fails (fix them, silence a code with "
                     "suppress_warnings or refbook_check, or set refbook_strict = False)")]
-        return [d for d in changed if d not in self._read_now]
+        self._rewritten = [d for d in changed if d not in self._read_now]
+        return self._rewritten
+
+    def hold_parents(self) -> None:
+        """``write-started``: Sphinx writes the pages that hold the table of contents of every
+        page it writes (``env.files_to_rebuild``), since a page read again may have a new title.
+        A page refbook re-writes without reading it keeps its titles; they show the book only
+        through a citation in a title (copied into the contents), so only then are its parents
+        written again. The entries are held back for this build's writing only: the environment
+        is already saved, and :meth:`release_parents` puts them back when the build ends."""
+        env = self.env
+        for doc in self._rewritten:
+            toc = env.tocs.get(doc)
+            if doc in env.files_to_rebuild and toc is not None and not any(
+                    toc.findall(_book_node)):
+                self._held_parents[doc] = env.files_to_rebuild.pop(doc)
+
+    def release_parents(self) -> None:
+        """``build-finished``: the entries :meth:`hold_parents` held back go back."""
+        self.env.files_to_rebuild.update(self._held_parents)
+        self._held_parents = {}
 
     # -- cross-references --------------------------------------------------------------------
     def resolve_xref(self, env: BuildEnvironment, fromdocname: str, builder: Builder, typ: str,
@@ -506,6 +530,11 @@ def _digest(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
+def _book_node(node: nodes.Node) -> bool:
+    """a node whose text comes from the book (refbook's citations and their parts)"""
+    return type(node).__module__.startswith("sphinx_refbook.")
+
+
 def domain_of(env: BuildEnvironment) -> RefbookDomain:
     return cast("RefbookDomain", env.get_domain("refbook"))
 
@@ -581,10 +610,18 @@ def on_env_updated(app: Sphinx, env: BuildEnvironment) -> list[str]:
     return updated
 
 
+def on_write_started(app: Sphinx, builder: Builder) -> None:
+    if app.env is not None and not config_problems(app.config):
+        domain_of(app.env).hold_parents()
+
+
 def on_build_ended(app: Sphinx, exception: BaseException | None) -> None:
     """``build-finished``, before any other handler (one may fail the build): the heap
-    :func:`on_env_updated` held goes back to the collector, and the cache files it handed to a
-    child are written before the build returns."""
+    :func:`on_env_updated` held goes back to the collector, the table-of-contents parents
+    :func:`on_write_started` held back go back to the environment, and the cache files it handed
+    to a child are written before the build returns."""
+    if app.env is not None:
+        domain_of(app.env).release_parents()
     release_heap()
     sealed.settle()
 

@@ -39,6 +39,28 @@ def to_nodes(ir: Inlines, on_item: Callable[[Span, list[nodes.Node]], list[nodes
     out: list[nodes.Node] = []
     for n in ir:
         out.extend(_node(n, on_item, 0))
+    return _joined(out)
+
+
+def _joined(parts: list[nodes.Node]) -> list[nodes.Node]:
+    """``parts`` with each run of adjacent texts made one text (a quoted title was three: its
+    quotes and its words). Every builder writes a text node's characters as they are, so the
+    output is the same, from fewer nodes: each of Sphinx's transforms, its search indexer and
+    its writer visits every node of a list page."""
+    if len(parts) < 2:
+        return parts
+    out: list[nodes.Node] = []
+    run: list[str] = []
+    for part in parts:
+        if type(part) is nodes.Text:
+            run.append(part.astext())
+            continue
+        if run:
+            out.append(nodes.Text("".join(run)))
+            run = []
+        out.append(part)
+    if run:
+        out.append(nodes.Text("".join(run)))
     return out
 
 
@@ -46,12 +68,12 @@ def _node(n: Inline, on_item: Callable[[Span, list[nodes.Node]], list[nodes.Node
           qdepth: int) -> list[nodes.Node]:
     if isinstance(n, Text):
         return [nodes.Text(n.text)]
-    children = [c for child in n.children for c in _node(child, on_item, qdepth + (
-        1 if isinstance(n, Styled) and n.kind == "quoted" else 0))]
+    children = _joined([c for child in n.children for c in _node(child, on_item, qdepth + (
+        1 if isinstance(n, Styled) and n.kind == "quoted" else 0))])
     if isinstance(n, Styled):
         if n.kind == "quoted":
-            return [nodes.Text(OPEN_QUOTES[qdepth % 2]), *children,
-                    nodes.Text(CLOSE_QUOTES[qdepth % 2])]
+            return _joined([nodes.Text(OPEN_QUOTES[qdepth % 2]), *children,
+                            nodes.Text(CLOSE_QUOTES[qdepth % 2])])
         if n.kind == "nocase":
             return children
         element = _ELEMENTS.get(n.kind)
