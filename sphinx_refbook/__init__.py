@@ -9,9 +9,12 @@ names the pages to re-write; writing fills the placeholders with nodes. Diagnost
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from sphinx.errors import ExtensionError
 
 from refbook import __version__
 from refbook.gcpause import skip_final_collection
@@ -109,7 +112,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("doctree-read", on_doctree_read, priority=400)
     app.connect("env-updated", on_env_updated)
     app.connect("env-get-outdated", on_get_outdated)
-    app.connect("write-started", on_write_started)
+    # (a Sphinx without the event would write the parents as before)
+    with contextlib.suppress(ExtensionError):
+        app.connect("write-started", on_write_started)
     app.connect("builder-inited", _add_css)
     # first of all build-finished handlers (on_build_finished may fail the build)
     app.connect("build-finished", on_build_ended, priority=100)
