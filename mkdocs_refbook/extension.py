@@ -117,7 +117,6 @@ class CitationProcessor(InlineProcessor):
         found_at = m.group(0)
         if self.early and not self._early_text(data):
             return None, None, None
-        # (the early pass takes bracketed citations only; its pattern is "[")
         if found_at == "\\@":
             return "@", start, m.end(0)
         if found_at == "@" and start > 0 and (data[start - 1].isalnum() or data[start - 1] in "_@\\"):
@@ -145,13 +144,12 @@ class CitationProcessor(InlineProcessor):
         el.text = source
         return el, start, end
 
-
     def _early_text(self, data: str) -> bool:
         """Whether the early pass may take ``data``'s bracketed citations: nothing in it is a
         link, an image, a reference link, raw HTML, an autolink, a bare URL, a hard line break
-        or a bare ``@``, and the page defines no link references. In such a text the processors between
-        EARLY_PRIORITY and PRIORITY change nothing, so the usual pass would see the same text
-        and find the same citations; elsewhere the citations wait for it."""
+        or a bare ``@``, and the page defines no link references. In such a text the processors
+        between EARLY_PRIORITY and PRIORITY change nothing, so the usual pass would see the
+        same text and find the same citations; elsewhere the citations wait for it."""
         if data is self._early_data:
             return self._early_ok
         around, self._early_around = self._early_around, None

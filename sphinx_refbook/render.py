@@ -53,7 +53,7 @@ def _joined(parts: list[nodes.Node]) -> list[nodes.Node]:
     run: list[str] = []
     for part in parts:
         if type(part) is nodes.Text:
-            run.append(part.astext())
+            run.append(str(part))
             continue
         if run:
             out.append(nodes.Text("".join(run)))
