@@ -3,7 +3,10 @@ whose citations or lists changed — and only those."""
 
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING
+
+from sphinx.builders import Builder
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -12,6 +15,9 @@ if TYPE_CHECKING:
     from tests.sphinx.conftest import Built
 
 PAGES = ("index", "one", "two", "all", "filtered", "references")
+#: whether this Sphinx writes the root document whenever it writes pages (Builder.write of
+#: Sphinx 7.4 adds it to every write; 8.2 and 9 do not)
+_ROOT_ALWAYS = "docnames.add(self.config.root_doc)" in inspect.getsource(Builder.write)
 
 
 def _mtimes(b: Built) -> dict[str, int]:
@@ -36,8 +42,9 @@ def test_bib_year_change_rewrites_every_citing_page(copy_root: Callable[[str], P
     after = _mtimes(second)
     rewritten = {p for p in PAGES if after[p] != before[p]}
     # index holds the toctree of the updated pages, whose titles did not change (they were not
-    # read again and hold no citation): it is not written again
-    assert rewritten == {"one", "all", "references"}
+    # read again and hold no citation): it is not written again, unless Sphinx writes the root
+    # document in every build that writes a page (Sphinx 7.4 does)
+    assert rewritten == {"one", "all", "references"} | ({"index"} if _ROOT_ALWAYS else set())
     for page in ("one", "all", "references"):
         text = _flat(second, page)
         assert "1985" in text
