@@ -17,6 +17,7 @@ from docutils import nodes
 from docutils.nodes import make_id
 from sphinx import addnodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util.nodes import make_refnode
 
 from refbook.gcpause import paused_gc
 from refbook.ir import Span, Text
@@ -270,32 +271,24 @@ class ResolveCitations(SphinxPostTransform):
         return [box]
 
     def _backlinks(self, fromdoc: str, backs: BackLinks) -> nodes.inline:
-        # the links made here, as the domain's resolve_xref makes a "site" link (make_refnode):
-        # a page holds one per citing place, and Sphinx's resolver took a tenth of the list
-        # page's time to resolve them
+        # the links made here with make_refnode, as the domain's resolve_xref makes a "site"
+        # link: a page holds one per citing place, and Sphinx's resolver took a tenth of the
+        # list page's time to resolve them
         out = nodes.inline("", "", classes=[BACKLINKS_CLASS])
         # (Sphinx 9 keeps the application private and deprecates the transform's ``app``)
         builder = (getattr(self.env, "_app", None) or self.app).builder
-        same_page = builder.name == "singlehtml"
-        all_docs = self.env.all_docs
-        uris: dict[str, str] = {}
         for part in backs.parts:
             if isinstance(part, str):
                 out += nodes.Text(part)
                 continue
             label = nodes.inline(part.text, part.text)
             doc, _, anchor = part.target.partition("#")
-            if doc not in all_docs:
+            if doc not in self.env.all_docs:
                 out += label  # (a page gone since: its text, unlinked)
                 continue
-            if (same_page or doc == fromdoc) and anchor:
-                out += nodes.reference("", "", label, internal=True, refid=anchor)
-                continue
-            uri = uris.get(doc)
-            if uri is None:
-                uri = uris[doc] = builder.get_relative_uri(fromdoc, doc)
-            out += nodes.reference("", "", label, internal=True,
-                                   refuri=f"{uri}#{anchor}" if anchor else uri)
+            # singlehtml: one page, a same-page link (as resolve_xref)
+            to = fromdoc if builder.name == "singlehtml" else doc
+            out += make_refnode(builder, fromdoc, to, anchor, label)
         return out
 
     def _append_auto(self, spec: ListSpec, book: Book) -> None:
