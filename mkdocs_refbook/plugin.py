@@ -60,7 +60,7 @@ from mkdocs_refbook.rendering import (
 from refbook import __version__, bibcache, cachedir, sealed
 from refbook.codemask import mask_mkdocs_code
 from refbook.diagnostics import Code, Diagnostic
-from refbook.gcpause import paused_gc, skip_final_collection
+from refbook.gcpause import paused_gc, settle_heap, skip_final_collection
 from refbook.items import Items, items_for, load_items, save_items
 from refbook.models import Location
 from refbook.readers import read_bibliography, read_bibliography_deferred, read_digest
@@ -462,6 +462,9 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         # (on_shutdown): not after every edit (docs/design/performance.md, "Fourth part")
         if self._cache_dir is not None:
             sealed.defer_writes()
+        # one full collection now, while the server starts, not in the middle of an edit's
+        # rebuild (refbook.gcpause.settle_heap)
+        settle_heap()
         return server
 
     def on_shutdown(self) -> None:

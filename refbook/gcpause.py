@@ -96,6 +96,23 @@ def release_heap() -> None:
         gc.unfreeze()
 
 
+def settle_heap() -> None:
+    """One full collection, for a long-running host about to wait for edits (``mkdocs serve``
+    after its first build).
+
+    CPython starts a full collection when the objects promoted to the oldest generation since
+    the last one exceed a quarter of those that last one kept. :func:`paused_gc` moves what a
+    large piece of work made straight there without counting it: after a first build of a
+    20,000-entry book the oldest generation held ~650,000 objects while the last full
+    collection (during the host's imports) had kept a few thousand, so the next full
+    collection came at whatever rebuild made the count tip over, and scanned all of them:
+    0.25-0.28 s in the middle of an edit's live preview (docs/design/performance.md,
+    "Twentieth part"). Run here instead, it also frees the first build's cyclic garbage and
+    leaves the collector's count true: later full collections come at CPython's usual rate.
+    """
+    gc.collect()
+
+
 #: holds True once :func:`skip_final_collection` has registered its exit handler here
 _AT_EXIT: list[bool] = []
 

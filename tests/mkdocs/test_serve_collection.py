@@ -90,3 +90,55 @@ def test_a_rebuild_promoting_every_pause_moves_its_pages_to_the_oldest_generatio
     young, _middle, oldest = _pages_by_generation(project, "always")
     assert oldest >= 7
     assert young == 0
+
+
+_SERVE_DRIVER = """
+import gc, logging, sys
+from pathlib import Path
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+import mkdocs_refbook.plugin
+
+logging.getLogger("mkdocs").setLevel(logging.ERROR)
+root = Path(sys.argv[1])
+if sys.argv[2] == "without":  # the control: on_serve as before, no collection of its own
+    mkdocs_refbook.plugin.settle_heap = lambda: None
+full = []
+gc.callbacks.append(lambda phase, info: phase == "stop" and info["generation"] == 2
+                    and full.append(info["collected"]))
+cfg = load_config(config_file=str(root / "mkdocs.yml"))
+cfg.plugins.on_startup(command="serve", dirty=False)
+build(cfg)
+del full[:]
+
+
+class Server:
+    def watch(self, path):
+        pass
+
+
+gc.set_threshold(10**9, 10**9, 10**9)  # only an explicit collection from here on
+cfg.plugins.on_serve(Server(), config=cfg, builder=None)
+print(len(full), sum(full))
+"""
+
+
+def _collections_in_on_serve(project: Project, mode: str) -> tuple[int, int]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", _SERVE_DRIVER, str(project.root), mode],
+                         capture_output=True, text=True, cwd=project.root, env=env, check=False)
+    assert out.returncode == 0, out.stderr
+    count, freed = (int(n) for n in out.stdout.split()[-2:])
+    return count, freed
+
+
+def test_serve_runs_its_full_collection_before_the_first_edit(project: Project) -> None:
+    """``on_serve`` (after the first build, before any edit) runs one full collection: the
+    first build's cyclic garbage (its pages, files, Markdown converters) is freed there, and
+    the collector's count of the oldest generation is true again (refbook.gcpause.settle_heap),
+    so that this collection does not come in the middle of a later edit's rebuild."""
+    _book(project)
+    count, freed = _collections_in_on_serve(project, "with")
+    assert count == 1
+    assert freed > 100  # the first build's garbage, found here
+    assert _collections_in_on_serve(project, "without") == (0, 0)  # the control
