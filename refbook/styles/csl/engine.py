@@ -1326,10 +1326,8 @@ class Evaluator:
         if subsequent:
             et_al_min = opts.get("et-al-subsequent-min", et_al_min)
             et_al_first = opts.get("et-al-subsequent-use-first", et_al_first)
-        rendered = [self.format_name(nm, i + 1, opts, formatting, name_parts)
-                    for i, nm in enumerate(names)]
         delim = opts.get("delimiter", ", ")
-        numnames = len(rendered)
+        numnames = len(names)
         label: list[Out] = []
         if label_node is not None and not self.in_sort_key:
             label = [self.label_el(var, label_node.attrs.get("form", "long"),
@@ -1406,23 +1404,28 @@ class Evaluator:
                 et_al = "et al."
             etal = Fmt(Formatting(prefix=before_etal), [lit(et_al)]) if et_al else None
         outs: list[Out] = []
-        for idx, nm in enumerate(rendered, start=1):
+        # a name is formatted only where it is shown: a citation of a work by twenty authors
+        # shows one or two (et-al-use-first), and formatting the others cost as much
+        for idx, name in enumerate(names, start=1):
             if threshold == 0:
                 outs.append(None)
             elif idx == 1:
-                outs.append(nm)
+                outs.append(self.format_name(name, idx, opts, formatting, name_parts))
             elif threshold is not None and idx - 1 == threshold:
                 outs.append(None if self.in_sort_key else etal)
             elif idx == numnames and use_last and threshold is not None and idx - 1 >= threshold:
-                outs.append(nm)
+                outs.append(self.format_name(name, idx, opts, formatting, name_parts))
             elif threshold is not None and idx - 1 > threshold:
                 outs.append(None)
             elif self.in_sort_key:
-                outs.append(nm)
+                outs.append(self.format_name(name, idx, opts, formatting, name_parts))
             elif idx == numnames:
-                outs.append(formatted(_prefixed(before_last + and_delim), [nm]))
+                outs.append(formatted(_prefixed(before_last + and_delim),
+                                      [self.format_name(name, idx, opts, formatting,
+                                                        name_parts)]))
             else:
-                outs.append(formatted(_prefixed(delim), [nm]))
+                outs.append(formatted(_prefixed(delim), [self.format_name(
+                    name, idx, opts, formatting, name_parts)]))
         body = [*label, *outs] if label_before else [*outs, *label]
         return Tag("names", grouped(body), (var, names))
 
