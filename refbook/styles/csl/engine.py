@@ -1371,38 +1371,41 @@ class Evaluator:
         else:
             and_pre = "" if before_last.endswith(" ") else " "
         and_delim = (and_pre + and_term + " ") if and_term else ""
-        etal_pre = " "
-        dpe = opts.get("delimiter-precedes-et-al", "contextual")
-        if dpe == "contextual":
-            before_etal = delim if numnames > 2 and (threshold or 0) > 1 else etal_pre
-        elif dpe == "after-inverted-name":
-            if as_sort == "all" or (as_sort == "first" and (threshold or 0) < 2):
+        # the et-al term is shown only where names are cut off (and never in a sort key):
+        # elsewhere (most lists) its formatting is not made at all
+        etal: Out = None
+        if threshold is not None and 0 < threshold < numnames and not self.in_sort_key:
+            etal_pre = " "
+            dpe = opts.get("delimiter-precedes-et-al", "contextual")
+            if dpe == "contextual":
+                before_etal = delim if numnames > 2 and (threshold or 0) > 1 else etal_pre
+            elif dpe == "after-inverted-name":
+                if as_sort == "all" or (as_sort == "first" and (threshold or 0) < 2):
+                    before_etal = delim
+                else:
+                    before_etal = etal_pre
+            elif dpe == "always":
                 before_etal = delim
             else:
                 before_etal = etal_pre
-        elif dpe == "always":
-            before_etal = delim
-        else:
-            before_etal = etal_pre
-        if before_etal == " " and _is_cjk(self.locale.term(
-                etal_node.attrs.get("term", "et-al") if etal_node is not None else "et-al")
-                or ""):
-            before_etal = ""  # CJK joins without spaces: Ziggy Zither等
-        etal: Out
-        if etal_node is not None:
-            term = self.locale.term(etal_node.attrs.get("term", "et-al")) or ""
-            ef = formatting_of(etal_node.attrs)
-            ef = Formatting(**{**{k: getattr(ef, k) for k in FORMATTING_FIELDS},
-                               "prefix": (before_etal + (ef.prefix or "")).replace("  ", " ")})
-            etal = formatted(ef, [lit(term)]) if term else None
-        elif use_last and not final_is_others:
-            etal = Fmt(Formatting(prefix=before_etal), [lit("\u2026 ")])
-        else:
-            # a style may define the term as empty: then nothing stands for the others
-            et_al = self.locale.term("et-al")
-            if et_al is None:
-                et_al = "et al."
-            etal = Fmt(Formatting(prefix=before_etal), [lit(et_al)]) if et_al else None
+            if before_etal == " " and _is_cjk(self.locale.term(
+                    etal_node.attrs.get("term", "et-al") if etal_node is not None else "et-al")
+                    or ""):
+                before_etal = ""  # CJK joins without spaces: Ziggy Zither等
+            if etal_node is not None:
+                term = self.locale.term(etal_node.attrs.get("term", "et-al")) or ""
+                ef = formatting_of(etal_node.attrs)
+                ef = Formatting(**{**{k: getattr(ef, k) for k in FORMATTING_FIELDS},
+                                   "prefix": (before_etal + (ef.prefix or "")).replace("  ", " ")})
+                etal = formatted(ef, [lit(term)]) if term else None
+            elif use_last and not final_is_others:
+                etal = Fmt(_prefixed(before_etal), [lit("\u2026 ")])
+            else:
+                # a style may define the term as empty: then nothing stands for the others
+                et_al = self.locale.term("et-al")
+                if et_al is None:
+                    et_al = "et al."
+                etal = Fmt(_prefixed(before_etal), [lit(et_al)]) if et_al else None
         outs: list[Out] = []
         # a name is formatted only where it is shown: a citation of a work by twenty authors
         # shows one or two (et-al-use-first), and formatting the others cost as much
