@@ -54,7 +54,7 @@ def split_chunks(text: str) -> list[str]:
 
 def all_lower(text: str) -> bool:
     """Every character a lower-case letter (Haskell's ``T.all isLower``: "top500" is not)."""
-    return all(c.islower() for c in text)
+    return all(map(str.islower, text))
 
 
 def is_capitalized(chunk: str) -> bool:
@@ -62,7 +62,7 @@ def is_capitalized(chunk: str) -> bool:
 
 
 def is_mixed(chunk: str) -> bool:
-    return any(c.isupper() for c in chunk) and any(c.islower() for c in chunk)
+    return any(map(str.isupper, chunk)) and any(map(str.islower, chunk))
 
 
 def capitalize(text: str) -> str:
@@ -95,7 +95,30 @@ class CaseState:
         return text
 
     def text(self, text: str, transform: ChunkTransform | None) -> str:
-        return "".join(self.step(chunk, transform) for chunk in split_chunks(text))
+        """:meth:`step` over each chunk of ``text``, written out in one loop (a title's words
+        are cased by the reader and again by the style, for every entry)."""
+        st = self.state
+        if text.isalnum():  # one word: one chunk
+            self.state = AFTER_WORD_CHAR
+            return transform(st, text) if transform is not None else text
+        out: list[str] = []
+        for chunk in split_chunks(text):
+            c = chunk[-1]
+            if c in ".?!:":
+                new = AFTER_PUNCT
+            elif c.isalnum():
+                new = AFTER_WORD_CHAR
+            elif c.isspace() and st == AFTER_PUNCT:
+                new = START_SENTENCE
+            elif c in WORD_BREAKS or c.isspace():
+                new = AFTER_WORD_END
+            else:
+                new = st
+            out.append(transform(st, chunk) if transform is not None and chunk.isalnum()
+                       else chunk)
+            st = new
+        self.state = st
+        return "".join(out)
 
 
 def sentence_case(st: int, chunk: str) -> str:
