@@ -393,8 +393,8 @@ class Processor:
         # key by the later keys, computed only for those: the same order as comparing every
         # pair key by key, without a Python call per comparison of a sort of every item
         firsts = {i: keys[i][0] for i in ids}
-        present = [i for i in ids if firsts[i] is not None]
-        present.sort(key=firsts.__getitem__, reverse=desc[0])
+        known = {i: k for i, k in firsts.items() if k is not None}
+        present = sorted(known, key=known.__getitem__, reverse=desc[0])
         order = present + [i for i in ids if firsts[i] is None]  # a missing key sorts last
         if len(desc) == 1:
             return order
