@@ -489,3 +489,32 @@ def test_a_new_process_sorts_with_the_collation_keys_of_the_memo(
     fresh = {k: v for k, v in stored.items() if not (isinstance(k, tuple) and k[0] == "uca")}
     assert [k for k, _ in style.processor(items, memo=fresh).bibliography()] == first
     assert collated
+
+
+def test_a_name_list_formats_only_the_names_it_shows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Chicago's citation shows the first of four or more authors ("Manyauthorsa et al. 2009"),
+    # its bibliography (CMOS 18) the first three of more than six and then "et al.": the names
+    # after those are not formatted to be dropped
+    formatted: list[str] = []
+    original = Evaluator.format_name
+
+    def counting(self: Evaluator, name: Name, *args, **kw):  # type: ignore[no-untyped-def]
+        formatted.append(name.family)
+        return original(self, name, *args, **kw)
+
+    monkeypatch.setattr(Evaluator, "format_name", counting)
+    authors = tuple(Name(family=f"Manyauthors{chr(97 + i)}", given="Ann") for i in range(20))
+    item = Item("many", "book", text=(("title", (Text("Twenty"),)),),
+                names=(("author", authors),), dates=(("issued", Date(start=DatePart(2009))),))
+    p = get_style("chicago-author-date").processor([item, _item("few", "Fewauthors", 2009, "One")])
+    formatted.clear()  # the sort keys' and the disambiguation's renders are done
+    cite = to_text(p.cite([CiteItem("many")]))
+    assert cite == "(Manyauthorsa et al. 2009)"
+    assert formatted == []  # the basic render of the disambiguation serves the plain cite
+    assert to_text(p.cite([CiteItem("many", locator="3", label="page")])) == (
+        "(Manyauthorsa et al. 2009, 3)")
+    assert formatted == ["Manyauthorsa"]
+    formatted.clear()
+    entry = to_text(dict(p.bibliography(["many"]))["many"])
+    assert entry.startswith("Manyauthorsa, Ann, Ann Manyauthorsb, Ann Manyauthorsc, et al. 2009.")
+    assert formatted == ["Manyauthorsa", "Manyauthorsb", "Manyauthorsc"]
