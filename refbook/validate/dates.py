@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 __all__ = ["check_entry"]
 
 YEAR_RANGE = re.compile(r"^(\d{4})\s*(?:-{1,3}|–|—|/)\s*(\d{4})$")
+_FOUR_DIGITS = re.compile(r"\d{4}")
 # ISO 8601 / EDTF level 1 as BibLaTeX reads it: negative years, times, ?, ~, %.
 ISO_DATE = re.compile(r"^(-?\d{4})(?:-(\d{2})(?:-(\d{2})(?:T\d{2}:\d{2}(?::\d{2})?"
                       r"(?:Z|[+-]\d{2}:?\d{2})?)?)?)?[?~%]?$")
@@ -59,7 +60,7 @@ def _year(entry: Entry) -> Iterator[Diagnostic]:
                  f"write date = {{{m.group(1)}/{m.group(2)}}} and year = {{{m.group(2)}}} "
                  f"(or the single year the work was published)")
         return
-    if not re.fullmatch(r"\d{4}", text):
+    if not _FOUR_DIGITS.fullmatch(text):
         m2 = re.search(r"\b(1[5-9]\d{2}|20\d{2})\b", text)
         hint = (f"write year = {{{m2.group(1)}}}" if m2 else
                 "write a four-digit year, e.g. year = {2023}; a full date goes in date = {2023-06-01}")

@@ -28,6 +28,7 @@ DOI_PREFIX = re.compile(
     r"|doi:\s*)+", re.IGNORECASE)
 # a DOI, or a short DOI (10/gkb5pd: doi.org resolves it to the full one)
 DOI_RE = re.compile(r"^10\.\d{4,9}(?:\.\d+)*/\S+$|^10/[A-Za-z0-9]+$")
+_DOI_IN_URL = re.compile(r"doi\.org/(10\.\S+)", re.IGNORECASE)
 SCHEME_TWICE = re.compile(r"\b(?:https?|ftp)://+(?=(?:https?|ftp)://)", re.IGNORECASE)
 URL_IN_TEXT = re.compile(r"\\url\{|\bhttps?://|\bwww\.[a-z0-9-]+\.[a-z]", re.IGNORECASE)
 ARXIV_NEW = re.compile(r"^(\d{2})(\d{2})\.\d{4,5}(?:v\d+)?$")
@@ -42,8 +43,9 @@ ARXIV_IN_TEXT = re.compile(
 LIST_SEPARATOR = re.compile(r"[,;]|(?<!\s)\s+and\s+")
 # What library catalogues write after a number: "092492201X (PBK)", "2689-6575(ELECTRONIC)".
 QUALIFIER = re.compile(r"\([A-Za-z. -]{1,30}\)")
-TEXT_FIELDS = ("howpublished", "journal", "journaltitle", "booktitle", "publisher", "organization",
-               "institution", "school", "series", "note", "address", "location", "title")
+TEXT_FIELDS = frozenset(("howpublished", "journal", "journaltitle", "booktitle", "publisher",
+                         "organization", "institution", "school", "series", "note", "address",
+                         "location", "title"))
 
 
 def url_text(value: str) -> str:
@@ -64,7 +66,7 @@ def doi_of(entry: Entry) -> str:
     """The entry's DOI, normalized (prefix removed, lower case), or ''."""
     doi = DOI_PREFIX.sub("", _text(entry, "doi")).strip().lower()
     if not doi:
-        m = re.search(r"doi\.org/(10\.\S+)", _text(entry, "url"), re.IGNORECASE)
+        m = _DOI_IN_URL.search(_text(entry, "url"))
         doi = m.group(1).lower() if m else ""
     return doi
 
@@ -95,7 +97,11 @@ def _arxiv_of(entry: Entry) -> tuple[str, str]:
             return re.sub(r"v\d+$", "", ident), "eprint"
     for name in ("url", "doi", "journal", "journaltitle", "note", "howpublished", "volume"):
         raw = entry.get(name)
-        if "arxiv" not in raw.lower().replace("{", "").replace("}", ""):
+        if not raw:
+            continue
+        low = raw.lower()
+        if "arxiv" not in low and (("{" not in low and "}" not in low)
+                                   or "arxiv" not in low.replace("{", "").replace("}", "")):
             continue  # the text cannot hold an arXiv id: skip the LaTeX reading
         m = ARXIV_IN_TEXT.search(to_text(raw))
         if m:
@@ -260,7 +266,13 @@ def _consistency(entry: Entry) -> Iterator[Diagnostic]:
 def _text_urls(entry: Entry) -> Iterator[Diagnostic]:
     has_url = bool(entry.get("url").strip())
     for f in entry.fields:
-        if f.name not in TEXT_FIELDS or not URL_IN_TEXT.search(f.value):
+        if f.name not in TEXT_FIELDS:
+            continue
+        # what URL_IN_TEXT can match holds one of these (found in C, without trying the
+        # pattern's alternatives at every character of every title)
+        lowered = f.value.lower()
+        if (("://" not in lowered and "www." not in lowered and "\\url{" not in lowered)
+                or not URL_IN_TEXT.search(f.value)):
             continue
         if f.name == "note" and has_url:
             continue  # a second link in note, with the main one in url, is fine

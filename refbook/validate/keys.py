@@ -32,6 +32,8 @@ __all__ = ["Signals", "check", "signals", "title_key"]
 #: what LaTeX reads into other word characters than it shows: commands, math, comments (a
 #: group's braces only group: they are not word characters, and what they hold reads the same)
 _READS_WORDS = re.compile(r"[\\$%]")
+#: what a title key drops: punctuation, spaces, underscores (compiled once: a key per title)
+_NON_WORD = re.compile(r"[\W_]+")
 
 
 def title_key(value: str) -> str:
@@ -48,7 +50,7 @@ def title_key(value: str) -> str:
         text = unicodedata.normalize("NFKD", text)
         text = "".join(c for c in text if not unicodedata.combining(c))
     text = text.lower()
-    return re.sub(r"[\W_]+", "", text)
+    return _NON_WORD.sub("", text)
 
 
 def _first_author(entry: Entry) -> str:

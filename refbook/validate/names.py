@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from refbook.diagnostics import Code, Severity
@@ -114,18 +115,25 @@ def _as_person(p: Person) -> str:
 
 def _corporate(p: Person, written: str) -> str:
     """The organisation's name if this 'person' is one, else ''."""
-    words = _written(p).split()
-    if len(words) < 2 and not p.first:
+    return _corporate_of(p.first, p.von, p.last, p.jr, "," in written)
+
+
+@lru_cache(maxsize=65536)
+def _corporate_of(first: str, von: str, last: str, jr: str, comma: bool) -> str:
+    """:func:`_corporate` by the name's parts (once per spelling: a shared bibliography names
+    the same people in many entries)."""
+    words = " ".join(x for x in (first, von, last, jr) if x).split()
+    if len(words) < 2 and not first:
         return ""
     lowered = [w.lower().strip(",") for w in words]
     hit = (not CORPORATE_WORDS.isdisjoint(lowered) or not KNOWN_ORGS.isdisjoint(lowered)
-           or ("," not in written and p.first and
+           or (not comma and first and
                any(len(w) >= 3 and w.isupper() and w.isalpha() and not ROMAN.match(w)
                    for w in words)))
     if not hit:
         return ""
     # "Last, First" written for an organisation: the words in reading order.
-    return " ".join(x for x in (p.first, p.von, p.last, p.jr) if x)
+    return " ".join(x for x in (first, von, last, jr) if x)
 
 
 _AND_WORD = re.compile(r"\s([Aa][Nn][Dd])(?=\s)")

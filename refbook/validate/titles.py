@@ -105,6 +105,8 @@ def check_entry(entry: Entry, config: Config) -> Iterator[Diagnostic]:
 
 _INNER_CAPITAL = re.compile(r"\S[A-Z]")
 _LOWER_WORD = re.compile(r"[a-z0-9]+")
+#: a straight double quote not escaped (\")
+_STRAIGHT_QUOTE = re.compile(r'(?<!\\)"')
 
 
 def _case(entry: Entry, f: Field, config: Config) -> Iterator[Diagnostic]:
@@ -173,7 +175,7 @@ def _medium(entry: Entry, f: Field) -> Iterator[Diagnostic]:
 
 def _quotes_spaces(entry: Entry, f: Field) -> Iterator[Diagnostic]:
     value = f.value
-    if re.search(r'(?<!\\)"', value):
+    if _STRAIGHT_QUOTE.search(value):
         fixed = re.sub(r'(?<![\\\w])"(.*?)(?<!\\)"', r"``\1''", value)
         yield at(Code.TITLE_QUOTES, entry, f, f"{f.name} {show(value)} uses straight double quotes",
                  f"write {f.name} = {{{fixed}}}")
