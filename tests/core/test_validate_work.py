@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import refbook.validate as validation
 from refbook.config import Config
-from refbook.diagnostics import Code
+from refbook.diagnostics import Code, Diagnostic
 from refbook.readers import read_bibliography
 from refbook.validate import fields, identifiers, names, validate
 
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     import pytest
+
+    from refbook.models import Bibliography
 
 
 def _bib(n: int) -> str:
@@ -30,7 +32,7 @@ def _bib(n: int) -> str:
         f"  volme = {{{i}}},\n}}\n" for i in range(n))
 
 
-def _read(tmp_path: Path, text: str) -> object:
+def _read(tmp_path: Path, text: str) -> Bibliography:
     path = tmp_path / "work.bib"
     path.write_text(text, encoding="utf-8")
     bib = read_bibliography([str(path)])
@@ -38,11 +40,11 @@ def _read(tmp_path: Path, text: str) -> object:
     return bib
 
 
-def _checked(tmp_path: Path, n: int) -> list[object]:
+def _checked(tmp_path: Path, n: int) -> list[Diagnostic]:
     validation._MEMO.clear()
     fields._closest.cache_clear()
     names._corporate_of.cache_clear()
-    return list(validate(_read(tmp_path, _bib(n)), Config()))  # type: ignore[arg-type]
+    return list(validate(_read(tmp_path, _bib(n)), Config()))
 
 
 def test_an_unknown_field_is_matched_against_the_known_ones_once(
@@ -50,21 +52,22 @@ def test_an_unknown_field_is_matched_against_the_known_ones_once(
     calls: list[str] = []
     real = difflib.get_close_matches
 
-    def counting(word: str, *args: object, **kw: object) -> list[str]:
+    def counting(word: str, possibilities: list[str], n: int = 3,
+                 cutoff: float = 0.6) -> list[str]:
         calls.append(word)
-        return real(word, *args, **kw)  # type: ignore[arg-type]
+        return real(word, possibilities, n, cutoff)
 
     monkeypatch.setattr(difflib, "get_close_matches", counting)
     found = _checked(tmp_path, 40)
-    unknown = [d for d in found if d.code == Code.UNKNOWN_FIELD]  # type: ignore[attr-defined]
+    unknown = [d for d in found if d.code == Code.UNKNOWN_FIELD]
     assert len(unknown) == 40
-    assert all("did you mean volume?" in d.hint for d in unknown)  # type: ignore[attr-defined]
+    assert all("did you mean volume?" in (d.hint or "") for d in unknown)
     assert calls == ["volme"]  # not 40
 
 
 def test_a_name_is_judged_an_organisation_once_per_spelling(tmp_path: Path) -> None:
     found = _checked(tmp_path, 40)
-    corporate = [d for d in found if d.code == Code.CORPORATE_AUTHOR]  # type: ignore[attr-defined]
+    corporate = [d for d in found if d.code == Code.CORPORATE_AUTHOR]
     assert len(corporate) == 40  # "Institute for Advanced Study", split as a person
     info = names._corporate_of.cache_info()
     assert info.misses == 3  # Smith, Jones, the institute (the braced one is a literal)
@@ -88,9 +91,8 @@ def test_titles_without_a_link_are_not_searched_for_one(
     validation._MEMO.clear()
     text = _bib(5) + ("@misc{linked,\n  title = {Code at https://example.org/x},\n"
                       "  howpublished = {\\url{https://example.org/y}},\n  year = {2020},\n}\n")
-    found = list(validate(_read(tmp_path, text), Config()))  # type: ignore[arg-type]
-    in_text = [d for d in found if d.code == Code.URL_IN_FIELD  # type: ignore[attr-defined]
-               and d.key == "linked"]  # type: ignore[attr-defined]
+    found = list(validate(_read(tmp_path, text), Config()))
+    in_text = [d for d in found if d.code == Code.URL_IN_FIELD and d.key == "linked"]
     assert len(in_text) == 2  # both fields still found
     assert sorted(counting.searched) == ["Code at https://example.org/x",
                                          "\\url{https://example.org/y}"]
