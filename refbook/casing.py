@@ -95,30 +95,11 @@ class CaseState:
         return text
 
     def text(self, text: str, transform: ChunkTransform | None) -> str:
-        """:meth:`step` over each chunk of ``text``, written out in one loop (a title's words
-        are cased by the reader and again by the style, for every entry)."""
-        st = self.state
-        if text.isalnum():  # one word: one chunk
-            self.state = AFTER_WORD_CHAR
-            return transform(st, text) if transform is not None else text
-        out: list[str] = []
-        for chunk in split_chunks(text):
-            c = chunk[-1]
-            if c in ".?!:":
-                new = AFTER_PUNCT
-            elif c.isalnum():
-                new = AFTER_WORD_CHAR
-            elif c.isspace() and st == AFTER_PUNCT:
-                new = START_SENTENCE
-            elif c in WORD_BREAKS or c.isspace():
-                new = AFTER_WORD_END
-            else:
-                new = st
-            out.append(transform(st, chunk) if transform is not None and chunk.isalnum()
-                       else chunk)
-            st = new
-        self.state = st
-        return "".join(out)
+        """:meth:`step` over each chunk of ``text`` (a one-word text is its one chunk)."""
+        if text.isalnum():
+            return self.step(text, transform)
+        step = self.step
+        return "".join([step(chunk, transform) for chunk in split_chunks(text)])
 
 
 def sentence_case(st: int, chunk: str) -> str:

@@ -99,9 +99,7 @@ def _arxiv_of(entry: Entry) -> tuple[str, str]:
         raw = entry.get(name)
         if not raw:
             continue
-        low = raw.lower()
-        if "arxiv" not in low and (("{" not in low and "}" not in low)
-                                   or "arxiv" not in low.replace("{", "").replace("}", "")):
+        if "arxiv" not in raw.lower().replace("{", "").replace("}", ""):
             continue  # the text cannot hold an arXiv id: skip the LaTeX reading
         m = ARXIV_IN_TEXT.search(to_text(raw))
         if m:

@@ -122,7 +122,8 @@ def _corporate(p: Person, written: str) -> str:
 def _corporate_of(first: str, von: str, last: str, jr: str, comma: bool) -> str:
     """:func:`_corporate` by the name's parts (once per spelling: a shared bibliography names
     the same people in many entries)."""
-    words = " ".join(x for x in (first, von, last, jr) if x).split()
+    reading = " ".join(x for x in (first, von, last, jr) if x)
+    words = reading.split()
     if len(words) < 2 and not first:
         return ""
     lowered = [w.lower().strip(",") for w in words]
@@ -133,7 +134,7 @@ def _corporate_of(first: str, von: str, last: str, jr: str, comma: bool) -> str:
     if not hit:
         return ""
     # "Last, First" written for an organisation: the words in reading order.
-    return " ".join(x for x in (first, von, last, jr) if x)
+    return reading
 
 
 _AND_WORD = re.compile(r"\s([Aa][Nn][Dd])(?=\s)")

@@ -59,14 +59,19 @@ print(kept, *(sum(type(o) is Page for o in gc.get_objects(generation=g)) for g i
 """
 
 
+def _driven(driver: str, project: Project, mode: str, count: int) -> list[int]:
+    """The last ``count`` numbers ``driver`` prints, run in a new process on the project."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", driver, str(project.root), mode],
+                         capture_output=True, text=True, cwd=project.root, env=env, check=False)
+    assert out.returncode == 0, out.stderr
+    return [int(n) for n in out.stdout.split()[-count:]]
+
+
 def _pages_by_generation(project: Project, mode: str) -> list[int]:
     """The rebuild's ``Page`` objects in the young, middle and oldest generations right after
     it (those of the first build that the plugin still holds taken off the oldest)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    out = subprocess.run([sys.executable, "-c", _DRIVER, str(project.root), mode],
-                         capture_output=True, text=True, cwd=project.root, env=env, check=False)
-    assert out.returncode == 0, out.stderr
-    kept, young, middle, oldest = (int(n) for n in out.stdout.split()[-4:])
+    kept, young, middle, oldest = _driven(_DRIVER, project, mode, 4)
     return [young, middle, oldest - kept]
 
 
@@ -124,11 +129,7 @@ print(len(full), sum(full))
 
 
 def _collections_in_on_serve(project: Project, mode: str) -> tuple[int, int]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    out = subprocess.run([sys.executable, "-c", _SERVE_DRIVER, str(project.root), mode],
-                         capture_output=True, text=True, cwd=project.root, env=env, check=False)
-    assert out.returncode == 0, out.stderr
-    count, freed = (int(n) for n in out.stdout.split()[-2:])
+    count, freed = _driven(_SERVE_DRIVER, project, mode, 2)
     return count, freed
 
 

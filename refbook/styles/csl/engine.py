@@ -1410,25 +1410,19 @@ class Evaluator:
         # a name is formatted only where it is shown: a citation of a work by twenty authors
         # shows one or two (et-al-use-first), and formatting the others cost as much
         for idx, name in enumerate(names, start=1):
-            if threshold == 0:
+            cut = threshold is not None and idx - 1 >= threshold  # past the et-al cut
+            if threshold == 0 or (cut and idx - 1 == threshold):
+                outs.append(None if threshold == 0 or self.in_sort_key else etal)
+                continue
+            if cut and not (idx == numnames and use_last):
                 outs.append(None)
-            elif idx == 1:
-                outs.append(self.format_name(name, idx, opts, formatting, name_parts))
-            elif threshold is not None and idx - 1 == threshold:
-                outs.append(None if self.in_sort_key else etal)
-            elif idx == numnames and use_last and threshold is not None and idx - 1 >= threshold:
-                outs.append(self.format_name(name, idx, opts, formatting, name_parts))
-            elif threshold is not None and idx - 1 > threshold:
-                outs.append(None)
-            elif self.in_sort_key:
-                outs.append(self.format_name(name, idx, opts, formatting, name_parts))
-            elif idx == numnames:
-                outs.append(formatted(_prefixed(before_last + and_delim),
-                                      [self.format_name(name, idx, opts, formatting,
-                                                        name_parts)]))
+                continue
+            nm = self.format_name(name, idx, opts, formatting, name_parts)
+            if idx == 1 or cut or self.in_sort_key:
+                outs.append(nm)
             else:
-                outs.append(formatted(_prefixed(delim), [self.format_name(
-                    name, idx, opts, formatting, name_parts)]))
+                outs.append(formatted(_prefixed(
+                    before_last + and_delim if idx == numnames else delim), [nm]))
         body = [*label, *outs] if label_before else [*outs, *label]
         return Tag("names", grouped(body), (var, names))
 

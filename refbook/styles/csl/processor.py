@@ -9,6 +9,7 @@ and every list entry of the book agrees.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Callable, Iterator
 from functools import cmp_to_key
 from typing import TYPE_CHECKING, TypeVar
@@ -399,15 +400,9 @@ class Processor:
         if len(desc) == 1:
             return order
         out: list[str] = []
-        start = 0
-        while start < len(order):
-            end = start + 1
-            first = firsts[order[start]]
-            while end < len(order) and firsts[order[end]] == first:
-                end += 1
-            run = order[start:end]
+        for _, group in itertools.groupby(order, key=firsts.__getitem__):  # runs of equal keys
+            run = list(group)
             out.extend(sorted(run, key=cmp_to_key(cmp)) if len(run) > 1 else run)
-            start = end
         return out
 
     # ------------------------------------------------------------------ disambiguation
