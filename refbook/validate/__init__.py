@@ -225,12 +225,11 @@ def entry_facts(bibliography: Bibliography, config: Config,
         from refbook.validate.output import new_pass
 
         new_pass()  # an edited style file is read again, once (the forks inherit that)
-    groups = [(check, [(entry, key) for entry, key in missing if key[2] is printing])
-              for check, printing in ((_facts, True), (_unprinted_facts, False))]
-    for check, todo in [g for g in groups if g[1]] or groups[:1]:  # one pass when none miss
-        found = map_entries(check, [entry for entry, _ in todo], config)
-        for (_, key), facts in zip(todo, found, strict=True):
-            _MEMO[key] = facts
+    # printed and unprinted entries in one pass: the few hundred a book cites were checked
+    # here (too few for the workers) before the workers checked the 19,000 others
+    found = map_entries(_facts_of, missing, config)
+    for (_, key), facts in zip(missing, found, strict=True):
+        _MEMO[key] = facts
     computed = len(missing)
     for entry, key in zip(bibliography, used, strict=True):
         out[entry.key] = _placed(_MEMO[key], entry)
@@ -241,6 +240,11 @@ def entry_facts(bibliography: Bibliography, config: Config,
         save_memo({k: _MEMO[k] for k in used}, memo_file,
                   changed=computed > len(used) // REWRITE_SHARE)
     return out
+
+
+def _facts_of(job: tuple[Entry, tuple[Config, bytes, bool]], config: Config) -> _Facts:
+    """The facts of an entry (``job``: the entry and its key in ``_MEMO``)."""
+    return (_facts if job[1][2] else _unprinted_facts)(job[0], config)
 
 
 def validate(bibliography: Bibliography, config: Config | None = None, *,

@@ -19,15 +19,15 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from refbook.config import Config
-    from refbook.models import Entry
 
 __all__ = ["can_fork", "map_entries", "worker_count"]
 
 T = TypeVar("T")
+X = TypeVar("X")
 #: below this many entries, starting processes costs more than it saves
 MIN_ENTRIES = 3000
 #: what the forked workers inherit: (entries, config, function)
-_JOB: tuple[Sequence[Entry], Config, Callable[[Entry, Config], Any]] | None = None
+_JOB: tuple[Sequence[Any], Config, Callable[[Any, Config], Any]] | None = None
 
 
 def _run(bounds: tuple[int, int]) -> bytes:
@@ -41,9 +41,10 @@ def _run(bounds: tuple[int, int]) -> bytes:
     return pickled([fn(e, config) for e in entries[bounds[0]:bounds[1]]])
 
 
-def map_entries(fn: Callable[[Entry, Config], T], entries: Sequence[Entry], config: Config, *,
+def map_entries(fn: Callable[[X, Config], T], entries: Sequence[X], config: Config, *,
                 min_entries: int = MIN_ENTRIES) -> list[T]:
-    """``[fn(e, config) for e in entries]``, on several processes when that is safe and worth it."""
+    """``[fn(e, config) for e in entries]``, on several processes when that is safe and worth it
+    (``entries``: entries, or what ``fn`` makes of each, e.g. an entry and its memo key)."""
     workers = min(worker_count(), 8)
     if len(entries) < max(min_entries, 1) or workers < 2 or not can_fork():
         return [fn(e, config) for e in entries]
