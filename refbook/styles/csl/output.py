@@ -531,7 +531,7 @@ def _render(o: Out) -> Inlines:
             return _render_fmt(o, _render)
         parts = []
         for k in kids:  # a loop, not nested comprehensions: two calls fewer per node
-            r = _render(k)
+            r = k.inl if type(k) is Lit else _render(k)  # (a text: no call)
             if r:
                 parts.append(r)
         return _joined(f, parts) if parts else ()
@@ -549,7 +549,22 @@ def _render(o: Out) -> Inlines:
 def _render_linked(o: Out) -> Inlines:
     """``render`` with a ``cite-item`` span around each cited item."""
     if type(o) is Fmt:
-        return _render_fmt(o, _render_linked)
+        f = o.f
+        kids = o.kids
+        if f.prefix and len(kids) == 1 and isinstance(kids[0], Linked):
+            return _render_fmt(o, _render_linked)
+        parts = []
+        for k in kids:  # _render_fmt's loop, here: one call fewer per node, none per text
+            r = k.inl if type(k) is Lit else _render_linked(k)
+            if r:
+                parts.append(r)
+        if not parts:
+            return ()
+        if len(kids) == 1 and type(kids[0]) is Fmt:
+            # a node around one formatted node (46 % of an entry's nodes in Chicago): that
+            # node's rendering, which _joined already merged and found with text, formatted
+            return parts[0] if f is NO_FORMAT else add_formatting(f, parts[0])
+        return _joined(f, parts)
     if type(o) is Lit:
         return o.inl
     if o is None:
