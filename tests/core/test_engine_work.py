@@ -518,3 +518,27 @@ def test_a_name_list_formats_only_the_names_it_shows(monkeypatch: pytest.MonkeyP
     entry = to_text(dict(p.bibliography(["many"]))["many"])
     assert entry.startswith("Manyauthorsa, Ann, Ann Manyauthorsb, Ann Manyauthorsc, et al. 2009.")
     assert formatted == ["Manyauthorsa", "Manyauthorsb", "Manyauthorsc"]
+
+
+def test_a_node_around_one_formatted_node_is_not_joined_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rendering a node whose one child is a formatted node takes the child's rendering (already
+    joined) and formats it: one join, the child's, for three nested nodes; the same inlines."""
+    from refbook.styles.csl import output
+    from refbook.styles.csl.output import NO_FORMAT, Fmt, Formatting, Lit, render
+
+    joined: list[int] = []
+    real = output._joined
+
+    def counting(f: Formatting, parts: list[object]) -> object:
+        joined.append(len(parts))
+        return real(f, parts)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(output, "_joined", counting)
+    inner = Fmt(Formatting(delimiter=", "), [Lit((Text("Doe"),)), Lit((Text("Roe"),))])
+    tree = Fmt(NO_FORMAT, [Fmt(Formatting(suffix=".", font_style="italic"), [inner])])
+    got = render(tree, link_items=True)
+    assert joined == [2]
+    assert to_text(got) == "Doe, Roe."
+    assert got == output.add_formatting(Formatting(suffix=".", font_style="italic"),
+                                        real(inner.f, [(Text("Doe"),), (Text("Roe"),)]))
