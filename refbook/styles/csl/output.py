@@ -562,8 +562,12 @@ def _render_linked(o: Out) -> Inlines:
             return ()
         if len(kids) == 1 and type(kids[0]) is Fmt:
             # a node around one formatted node (46 % of an entry's nodes in Chicago): that
-            # node's rendering, which _joined already merged and found with text, formatted
-            return parts[0] if f is NO_FORMAT else add_formatting(f, parts[0])
+            # node's rendering, already merged (by _joined, or one link), formatted
+            # (add_formatting's first test, whether it holds text, made for NO_FORMAT too)
+            x = parts[0]
+            if f is NO_FORMAT:
+                return x if _has_text(x) else ()
+            return add_formatting(f, x)
         return _joined(f, parts)
     if type(o) is Lit:
         return o.inl
