@@ -33,7 +33,7 @@ from refbook.memo import code_stamp, load_memo, save_memo
 from refbook.models import Location
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     from refbook.csl import Item
     from refbook.styles.csl.processor import CiteItem, Processor
@@ -413,17 +413,84 @@ def get_style(spec: str | CslStyle, *, base: str | os.PathLike[str] | None = Non
     else:
         found = _repository_file(spec)
         if found is None:
-            known = ", ".join(sorted(styles))
-            more = ("" if styles_dir() is not None else
-                    "; the styles of the CSL repository (apa, ieee, nature, …) need "
-                    "'pip install refbook[styles]'")
             raise UnknownStyleError(Diagnostic(
-                Code.UNKNOWN_STYLE, f"unknown style {spec!r}; installed styles: {known}{more}",
-                None, hint="name a built-in style, a .csl file, or a style of the CSL styles "
-                           "repository (its file name without .csl)"))
+                Code.UNKNOWN_STYLE, _unknown_style_message(spec, sorted(styles)), None,
+                hint="name a built-in style, a .csl file, or a style of the CSL styles "
+                     "repository (its file name without .csl)"))
         style = _file_style(found, locale)
     style.style()  # a broken file fails here, where the user named it
     return style
+
+
+def _unknown_style_message(spec: str, built_in: list[str]) -> str:
+    """What an unknown style name is not, and the names it may have meant: a user who writes
+    ``vancouver`` or ``APA`` learns that the repository's file names are ``nlm-citation-sequence``
+    and ``apa`` (the built-ins alone, listed as "installed", hid the 10,000 styles that were)."""
+    folder = styles_dir()
+    message = f"unknown style {spec!r}; built-in styles: {', '.join(built_in)}"
+    if folder is None:
+        return (message + "; the styles of the CSL repository (apa, ieee, nature, …) need "
+                "'pip install refbook[styles]'")
+    names = sorted({p.stem for p in (*folder.glob("*.csl"), *folder.glob("dependent/*.csl"))})
+    message += (f"; the CSL styles repository ({len(names):,} styles installed) has none of "
+                "that file name")
+    similar = similar_styles(spec, names, folder, built_in)
+    return message + (f"; similar: {', '.join(similar)}" if similar else "")
+
+
+#: at most this many names suggested for an unknown style
+SIMILAR_STYLES = 6
+
+
+def similar_styles(spec: str, names: Sequence[str], folder: Path | None,
+                   built_in: Sequence[str] = ()) -> list[str]:
+    """Style names close to ``spec``, best first, at most :data:`SIMILAR_STYLES`: the same name
+    in other letters or separators; names that start with it or hold it as a word
+    (``vancouver`` → ``vancouver-nlm``, ``elsevier-vancouver``; when none do, its longest word:
+    ``harvard-ish`` → ``harvard-cite-them-right``); independent styles of ``folder`` whose
+    ``<title>`` holds it (``nlm-citation-sequence``, "NLM/Vancouver: …", given with its title);
+    then spelling near misses (``apaa`` → ``apa``)."""
+    import difflib
+    import re
+
+    wanted = re.sub(r"[\s_]+", "-", spec.strip().lower()).removesuffix(".csl")
+    every = [*built_in, *names]
+    out: list[str] = []
+
+    def add(found: Iterable[str], most: int = SIMILAR_STYLES) -> None:
+        added = 0
+        for name in found:
+            if name not in out and len(out) < SIMILAR_STYLES and added < most:
+                out.append(name)
+                added += 1
+
+    if not wanted:
+        return out
+    add(n for n in every if n.lower() == wanted)
+    words = [wanted, *sorted((w for w in wanted.split("-") if len(w) >= 4 and w != wanted),
+                             key=len, reverse=True)[:1]]
+    for i, word in enumerate(words):
+        if i and len(out) > 1:
+            break  # the whole name was found: its longest word is not needed
+        pattern = re.compile(rf"(?:^|-){re.escape(word)}(?:-|$)")
+        add(sorted((n for n in every if n.startswith(word + "-")), key=len), 3)
+        add(sorted((n for n in every if pattern.search(n)), key=len), 2)
+    if folder is not None and len(wanted) >= 3:
+        in_title = re.compile(rf"\b{re.escape(wanted.replace('-', ' '))}\b", re.IGNORECASE)
+        titled: list[tuple[str, str]] = []
+        for path in sorted(folder.glob("*.csl")):
+            try:
+                with path.open("rb") as f:
+                    head = f.read(4096).decode("utf-8", "replace")
+            except OSError:
+                continue
+            m = re.search(r"<title>([^<]*)</title>", head)
+            if m is not None and path.stem not in out and in_title.search(m.group(1)):
+                titled.append((path.stem, m.group(1).strip()))
+        titled.sort(key=lambda t: len(t[0]))
+        add((f"{stem} ({title!r})" for stem, title in titled), 2)
+    add(difflib.get_close_matches(wanted, every, n=SIMILAR_STYLES, cutoff=0.75))
+    return out
 
 
 def locale_problem(locale: str | None) -> Diagnostic | None:

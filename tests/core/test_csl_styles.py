@@ -404,3 +404,52 @@ def test_label_plural_of_a_number_with_letters_and_a_hyphen(
                 'form="short"/><text variable="number"/></group>')
     mine, theirs = both(tmp_path, pandoc, capsys, bib, style)
     assert mine == theirs
+
+
+@pytest.mark.parametrize(("spec", "first"), [
+    ("APA", "apa"),                        # another letter case
+    ("chicago notes", "chicago-notes"),    # spaces for hyphens
+    ("apaa", "apa"),                       # a typo
+    ("ieeee", "ieee"),
+])
+def test_an_unknown_style_name_suggests_the_repository_name_meant(spec: str, first: str) -> None:
+    assert styles_dir() is not None
+    with pytest.raises(UnknownStyleError) as err:
+        get_style(spec)
+    message = err.value.diagnostic.message
+    assert message.startswith(f"unknown style {spec!r}; built-in styles: chicago-author-date, "
+                              "numeric; the CSL styles repository (")
+    suggested = message.split("; similar: ", 1)[1].split(", ")
+    assert suggested[0] == first
+    get_style(first)  # what it suggests is a style
+
+
+def test_an_unknown_style_is_found_by_its_words_and_its_title() -> None:
+    from refbook.styles import SIMILAR_STYLES, similar_styles
+
+    folder = styles_dir()
+    assert folder is not None
+    names = sorted(p.stem for p in (*folder.glob("*.csl"), *folder.glob("dependent/*.csl")))
+    # the NLM's Vancouver style is nlm-citation-sequence: the name "vancouver" finds the
+    # styles named after it and, by their titles, the NLM's own
+    found = similar_styles("vancouver", names, folder)
+    assert len(found) == SIMILAR_STYLES
+    assert "vancouver-nlm" in found
+    assert any(s.startswith("nlm-") and "NLM/Vancouver" in s for s in found)
+    # a name none holds whole: its longest word
+    assert "harvard-cite-them-right" in similar_styles("harvard-ish", names, folder)
+    assert similar_styles("zzzz-qqqq", names, folder) == []
+    for name in found:
+        get_style(name.split(" (")[0])
+
+
+def test_without_the_repository_an_unknown_style_says_how_to_install_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from refbook import styles
+
+    monkeypatch.setattr(styles, "styles_dir", lambda: None)
+    with pytest.raises(UnknownStyleError) as err:
+        get_style("apa")
+    assert err.value.diagnostic.message == (
+        "unknown style 'apa'; built-in styles: chicago-author-date, numeric; the styles of the "
+        "CSL repository (apa, ieee, nature, …) need 'pip install refbook[styles]'")

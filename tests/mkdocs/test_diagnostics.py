@@ -136,7 +136,7 @@ def test_unknown_marker_scope_warns(project: Project, refbook_log: pytest.LogCap
 @pytest.mark.parametrize(("options", "message"), [
     ({"bib_files": []}, "the option 'bib_files' needs at least one .bib file"),
     ({"bib_files": ["missing.bib"]}, "'bib_files' names 'missing.bib', which is not a file"),
-    ({"style": "harvard-ish"}, "'style' option: unknown style 'harvard-ish'; installed styles: "),
+    ({"style": "harvard-ish"}, "'style' option: unknown style 'harvard-ish'; built-in styles: "),
     ({"style": "styles/none.csl"}, "'style' option: style "),
     ({"locale": "xx-YY"}, "'locale' option: locale 'xx-YY' is not a CSL locale"),
     ({"csl_file": "https://example.org/apa.csl"}, "'csl_file' is the URL"),

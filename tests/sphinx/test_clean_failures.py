@@ -79,9 +79,11 @@ def test_bad_option_on_the_command_line(copy_root: Callable[[str], Path]) -> Non
     src = copy_root("roles")
     run = sphinx_build(src, "-D", "refbook_style=apaa")
     assert_clean_failure(run)
-    assert ("ERROR: refbook_style = 'apaa': unknown style 'apaa'; installed styles: "
-            "chicago-author-date, numeric (set on the command line: -D refbook_style=apaa)"
-            ) in run.stderr
+    assert ("ERROR: refbook_style = 'apaa': unknown style 'apaa'; built-in styles: "
+            "chicago-author-date, numeric; the CSL styles repository (") in run.stderr
+    # the name it was probably meant to be, and where the value came from
+    assert ("has none of that file name; similar: apa (set on the command line: "
+            "-D refbook_style=apaa)") in run.stderr
     assert "refbook: the configuration has 1 problem(s)" in run.stderr
 
 

@@ -108,8 +108,9 @@ def test_role_syntax_error(copy_root: Callable[[str], Path], build: Callable[...
 
 @pytest.mark.parametrize(("line", "message"), [
     ("refbook_bibfiles = []", "refbook_bibfiles is empty: list the book's .bib files in conf.py"),
-    ("refbook_style = 'nope'", ("refbook_style = 'nope': unknown style 'nope'; installed "
-                                "styles: chicago-author-date, numeric")),
+    ("refbook_style = 'nope'", ("refbook_style = 'nope': unknown style 'nope'; built-in "
+                                "styles: chicago-author-date, numeric; the CSL styles "
+                                "repository (")),
     ("refbook_locale = 'xx-YY'", "refbook_locale = 'xx-YY': locale 'xx-YY' is not a CSL locale"),
     ("refbook_style = 'missing.csl'", ("refbook_style = 'missing.csl': style 'missing.csl': "
                                        "there is no file ")),
