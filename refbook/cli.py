@@ -1,8 +1,9 @@
 """The ``refbook`` command line: ``check`` bibliographies and citations, ``render`` a reference
-list, ``cite`` one citation.
+list, ``cite`` one citation, list the ``styles`` whose name or title holds some words.
 
 Exit codes: 0 success, 1 a bibliography problem stopped the work (unreadable file, unknown key;
-for ``check``: errors, or with ``--strict`` warnings, remain), 2 bad usage. ``render`` and
+for ``check``: errors, or with ``--strict`` warnings, remain; for ``styles``: no style matches),
+2 bad usage. ``render`` and
 ``cite`` print diagnostics to stderr as ``file:line: severity: message [refbook.code]``;
 ``check`` prints them to stdout in the chosen format.
 """
@@ -58,6 +59,14 @@ def _parser() -> argparse.ArgumentParser:
     _style_arguments(c, styles)
     c.add_argument("--format", choices=sorted(RENDERERS), default="text")
 
+    st = sub.add_parser(
+        "styles", help="list the installed styles whose name or title holds QUERY",
+        description="List the styles STYLE may name: the built-ins and, with refbook[styles], "
+                    "the CSL styles repository's (name, citation format, title; a dependent "
+                    "style with the style it runs). Every word of QUERY must start a word of "
+                    "the name or the title, letter case ignored; no QUERY lists them all.")
+    st.add_argument("query", nargs="*", metavar="QUERY", help="e.g. vancouver, 'cite them right'")
+
     from refbook.validate.command import add_check_parser
 
     add_check_parser(sub)
@@ -105,6 +114,8 @@ def _main(argv: Sequence[str] | None) -> int:
         from refbook.validate.command import run_check
 
         return run_check(args, parser)
+    if args.command == "styles":
+        return _styles(" ".join(args.query))
     try:
         style = get_style(args.style, locale=args.locale)
     except UnknownStyleError as exc:
@@ -144,6 +155,24 @@ def _main(argv: Sequence[str] | None) -> int:
     print(render(res.citations[("<command line>", 0)]))
     errors = [d for d in res.diagnostics if d.effective_severity is Severity.ERROR]
     return 1 if errors else 0
+
+
+def _styles(query: str) -> int:
+    """``refbook styles``: one line per style (name, citation format, title, → the style a
+    dependent one runs), then a count on stderr; 1 when none matches."""
+    from refbook.styles import find_styles, styles_dir
+
+    found = find_styles(query)
+    width = min(max((len(s.name) for s in found), default=0), 40)  # (a longer name overflows)
+    for s in found:
+        runs = f"  \u2192 {s.parent}" if s.parent else ""
+        print(f"{s.name:<{width}}  {s.format or '-':<11}  {s.title}{runs}")
+    where = ("" if styles_dir() is not None else
+             "; the CSL styles repository's (apa, ieee, nature, …) need "
+             "'pip install refbook[styles]'")
+    what = f" matching {query!r}" if query else ""
+    print(f"refbook styles: {len(found)} installed style(s){what}{where}", file=sys.stderr)
+    return 0 if found else 1
 
 
 def _attr(s: str) -> str:

@@ -21,7 +21,9 @@ diagnostic with the file and line of the element at fault.
 from __future__ import annotations
 
 import hashlib
+import html
 import os
+import re
 import sys
 from functools import cached_property, lru_cache
 from importlib.util import find_spec
@@ -31,6 +33,7 @@ from typing import TYPE_CHECKING
 from refbook.diagnostics import Code, Diagnostic
 from refbook.memo import code_stamp, load_memo, save_memo
 from refbook.models import Location
+from refbook.records import record
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -416,7 +419,8 @@ def get_style(spec: str | CslStyle, *, base: str | os.PathLike[str] | None = Non
             raise UnknownStyleError(Diagnostic(
                 Code.UNKNOWN_STYLE, _unknown_style_message(spec, sorted(styles)), None,
                 hint="name a built-in style, a .csl file, or a style of the CSL styles "
-                     "repository (its file name without .csl)"))
+                     "repository (its file name without .csl; 'refbook styles WORDS' lists the "
+                     "installed styles whose name or title holds the words)"))
         style = _file_style(found, locale)
     style.style()  # a broken file fails here, where the user named it
     return style
@@ -491,6 +495,87 @@ def similar_styles(spec: str, names: Sequence[str], folder: Path | None,
         add((f"{stem} ({title!r})" for stem, title in titled), 2)
     add(difflib.get_close_matches(wanted, every, n=SIMILAR_STYLES, cutoff=0.75))
     return out
+
+
+@record(frozen=True)
+class StyleInfo:
+    """What a style file says about itself (:func:`find_styles`): its name (the file name
+    without ``.csl``), ``<title>``, citation format (author-date, numeric, note, label or
+    author) and, for a dependent style, the name of the style it runs."""
+
+    name: str
+    title: str
+    format: str
+    parent: str | None = None
+
+
+_INFO_TITLE = re.compile(r"<title>([^<]*)</title>")
+_INFO_FORMAT = re.compile(r"citation-format=\"([^\"]*)\"")
+_INFO_PARENT = re.compile(r"href=\"[^\"]*/([^/\"]+)\"\s+rel=\"independent-parent\"")
+
+
+def _style_info(path: Path) -> StyleInfo | None:
+    """The style's self-description, from the head of its file (``<info>`` comes first)."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(6144).decode("utf-8", "replace")
+    except OSError:
+        return None
+    title = _INFO_TITLE.search(head)
+    fmt = _INFO_FORMAT.search(head)
+    parent = _INFO_PARENT.search(head)
+    return StyleInfo(path.stem, html.unescape(title.group(1).strip()) if title else "",
+                     fmt.group(1) if fmt else "", parent.group(1) if parent else None)
+
+
+def find_styles(query: str = "") -> list[StyleInfo]:
+    """The installed styles whose name or title holds every word of ``query`` at the start of a
+    word (letter case and ``-``/space ignored; all of them for an empty query): the built-ins first, then the
+    CSL styles repository's (:func:`styles_dir`), a name equal to the query first, then names
+    holding it, shortest first, then titles holding it. What ``refbook styles QUERY`` lists."""
+    words = re.sub(r"[-_\s]+", " ", query.lower()).split()
+    wanted = "-".join(words)
+    # each word of the query starts a word of the name or title ("vanc" finds Vancouver,
+    # "apa" does not find Japan)
+    starts = [re.compile(rf"\b{re.escape(w)}") for w in words]
+
+    def matches(*texts: str) -> bool:
+        joined = " ".join(re.sub(r"[-_\s]+", " ", t.lower()) for t in texts)
+        return all(p.search(joined) for p in starts)
+
+    out: list[StyleInfo] = []
+    for name in sorted(_BUILT_IN):
+        info = _style_info(Path(get_style(name).path))
+        title = info.title if info is not None else name
+        if matches(name, title):
+            out.append(StyleInfo(name, title, info.format if info is not None else "", None))
+    folder = styles_dir()
+    if folder is None:
+        return out
+    found: list[tuple[int, int, str, StyleInfo]] = []
+    for path in (*folder.glob("*.csl"), *folder.glob("dependent/*.csl")):
+        name = path.stem
+        if name in _BUILT_IN:
+            continue  # the name means the built-in (its own file, listed above)
+        if words and not matches(name) and not _title_may_hold(path, words):
+            continue
+        info = _style_info(path)
+        if info is None or not matches(name, info.title):
+            continue
+        rank = 0 if name == wanted else 1 if matches(name) else 2
+        found.append((rank, len(name), name, info))
+    found.sort(key=lambda t: t[:3])
+    return out + [t[3] for t in found]
+
+
+def _title_may_hold(path: Path, words: list[str]) -> bool:
+    """A quick test before :func:`_style_info`: the file's head holds the query's first word."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(1024).lower()
+    except OSError:
+        return False
+    return words[0].encode("utf-8") in head
 
 
 def locale_problem(locale: str | None) -> Diagnostic | None:

@@ -78,3 +78,44 @@ def test_every_testdata_file_renders_without_a_traceback(capsys: pytest.CaptureF
             assert main(["render", str(path), "--style", style, "--format", "html"]) in (0, 1), path
     out = capsys.readouterr()
     assert "Traceback" not in out.err
+
+
+def test_styles_lists_the_styles_whose_name_or_title_holds_the_words(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from refbook.styles import get_style, styles_dir
+
+    assert styles_dir() is not None
+    assert main(["styles", "vancouver"]) == 0
+    out, err = capsys.readouterr()
+    rows = {line.split()[0]: line for line in out.splitlines()}
+    # by name (a dependent style, with the style it runs) and by title alone
+    assert rows["vancouver-nlm"].split()[1] == "numeric"
+    assert rows["vancouver-nlm"].endswith("\u2192 nlm-citation-sequence")
+    assert "NLM/Vancouver: Citing Medicine" in rows["nlm-citation-sequence"]
+    assert list(rows).index("vancouver-nlm") < list(rows).index("nlm-citation-sequence")
+    assert err == f"refbook styles: {len(rows)} installed style(s) matching 'vancouver'\n"
+    for name in list(rows)[:5]:
+        get_style(name)  # each name listed is a style STYLE may name
+
+    assert main(["styles", "Cite", "Them", "Right"]) == 0  # every word, any letter case
+    names = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+    assert names[0] == "harvard-cite-them-right"
+    assert main(["styles", "chicago", "author"]) == 0
+    names = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+    assert names[0] == "chicago-author-date"  # the built-in, once
+    assert names.count("chicago-author-date") == 1
+    assert main(["styles", "apa"]) == 0
+    assert all("japan" not in line.lower() for line in capsys.readouterr().out.splitlines())
+    assert main(["styles", "zzzq"]) == 1
+    assert capsys.readouterr().out == ""
+
+
+def test_styles_without_the_repository_lists_the_built_ins_and_says_how_to_get_more(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from refbook import styles
+
+    monkeypatch.setattr(styles, "styles_dir", lambda: None)
+    assert main(["styles"]) == 0
+    out, err = capsys.readouterr()
+    assert [line.split()[0] for line in out.splitlines()] == ["chicago-author-date", "numeric"]
+    assert "pip install refbook[styles]" in err
