@@ -455,7 +455,6 @@ def similar_styles(spec: str, names: Sequence[str], folder: Path | None,
     ``<title>`` holds it (``nlm-citation-sequence``, "NLM/Vancouver: …", given with its title);
     then spelling near misses (``apaa`` → ``apa``)."""
     import difflib
-    import re
 
     wanted = re.sub(r"[\s_]+", "-", spec.strip().lower()).removesuffix(".csl")
     every = [*built_in, *names]
@@ -483,14 +482,9 @@ def similar_styles(spec: str, names: Sequence[str], folder: Path | None,
         in_title = re.compile(rf"\b{re.escape(wanted.replace('-', ' '))}\b", re.IGNORECASE)
         titled: list[tuple[str, str]] = []
         for path in sorted(folder.glob("*.csl")):
-            try:
-                with path.open("rb") as f:
-                    head = f.read(4096).decode("utf-8", "replace")
-            except OSError:
-                continue
-            m = re.search(r"<title>([^<]*)</title>", head)
-            if m is not None and path.stem not in out and in_title.search(m.group(1)):
-                titled.append((path.stem, m.group(1).strip()))
+            info = _style_info(path) if path.stem not in out else None
+            if info is not None and in_title.search(info.title):
+                titled.append((path.stem, info.title))
         titled.sort(key=lambda t: len(t[0]))
         add((f"{stem} ({title!r})" for stem, title in titled), 2)
     add(difflib.get_close_matches(wanted, every, n=SIMILAR_STYLES, cutoff=0.75))
@@ -530,9 +524,10 @@ def _style_info(path: Path) -> StyleInfo | None:
 
 def find_styles(query: str = "") -> list[StyleInfo]:
     """The installed styles whose name or title holds every word of ``query`` at the start of a
-    word (letter case and ``-``/space ignored; all of them for an empty query): the built-ins first, then the
-    CSL styles repository's (:func:`styles_dir`), a name equal to the query first, then names
-    holding it, shortest first, then titles holding it. What ``refbook styles QUERY`` lists."""
+    word (letter case and ``-``/space ignored; all of them for an empty query): the built-ins
+    first, then the CSL styles repository's (:func:`styles_dir`), a name equal to the query
+    first, then names holding it, shortest first, then titles holding it. What ``refbook styles
+    QUERY`` lists."""
     words = re.sub(r"[-_\s]+", " ", query.lower()).split()
     wanted = "-".join(words)
     # each word of the query starts a word of the name or title ("vanc" finds Vancouver,
@@ -572,10 +567,10 @@ def _title_may_hold(path: Path, words: list[str]) -> bool:
     """A quick test before :func:`_style_info`: the file's head holds the query's first word."""
     try:
         with path.open("rb") as f:
-            head = f.read(1024).lower()
+            head = f.read(2048).decode("utf-8", "replace").lower()
     except OSError:
         return False
-    return words[0].encode("utf-8") in head
+    return words[0] in head
 
 
 def locale_problem(locale: str | None) -> Diagnostic | None:
