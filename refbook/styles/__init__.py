@@ -435,7 +435,7 @@ def _unknown_style_message(spec: str, built_in: list[str]) -> str:
     if folder is None:
         return (message + "; the styles of the CSL repository (apa, ieee, nature, …) need "
                 "'pip install refbook[styles]'")
-    names = sorted({p.stem for p in (*folder.glob("*.csl"), *folder.glob("dependent/*.csl"))})
+    names = sorted({p.stem for p in _repository_files(folder)})
     message += (f"; the CSL styles repository ({len(names):,} styles installed) has none of "
                 "that file name")
     similar = similar_styles(spec, names, folder, built_in)
@@ -508,13 +508,28 @@ _INFO_FORMAT = re.compile(r"citation-format=\"([^\"]*)\"")
 _INFO_PARENT = re.compile(r"href=\"[^\"]*/([^/\"]+)\"\s+rel=\"independent-parent\"")
 
 
-def _style_info(path: Path) -> StyleInfo | None:
-    """The style's self-description, from the head of its file (``<info>`` comes first)."""
+def _repository_files(folder: Path) -> list[Path]:
+    """The style files of a folder laid out as the CSL styles repository: the independent
+    styles, then the dependent ones."""
+    return [*folder.glob("*.csl"), *folder.glob("dependent/*.csl")]
+
+
+def _head(path: Path) -> str | None:
+    """The start of a style file, where its ``<info>`` is (None if it cannot be read)."""
     try:
         with path.open("rb") as f:
-            head = f.read(6144).decode("utf-8", "replace")
+            return f.read(6144).decode("utf-8", "replace")
     except OSError:
         return None
+
+
+def _style_info(path: Path, head: str | None = None) -> StyleInfo | None:
+    """The style's self-description, from the head of its file (``<info>`` comes first;
+    ``head``: that text when the caller has read it)."""
+    if head is None:
+        head = _head(path)
+        if head is None:
+            return None
     title = _INFO_TITLE.search(head)
     fmt = _INFO_FORMAT.search(head)
     parent = _INFO_PARENT.search(head)
@@ -548,29 +563,21 @@ def find_styles(query: str = "") -> list[StyleInfo]:
     if folder is None:
         return out
     found: list[tuple[int, int, str, StyleInfo]] = []
-    for path in (*folder.glob("*.csl"), *folder.glob("dependent/*.csl")):
+    for path in _repository_files(folder):
         name = path.stem
         if name in _BUILT_IN:
             continue  # the name means the built-in (its own file, listed above)
-        if words and not matches(name) and not _title_may_hold(path, words):
+        head = _head(path)
+        # (a quick test first: the file's head holds the query's first word)
+        if head is None or (words and not matches(name) and words[0] not in head.lower()):
             continue
-        info = _style_info(path)
+        info = _style_info(path, head)
         if info is None or not matches(name, info.title):
             continue
         rank = 0 if name == wanted else 1 if matches(name) else 2
         found.append((rank, len(name), name, info))
     found.sort(key=lambda t: t[:3])
     return out + [t[3] for t in found]
-
-
-def _title_may_hold(path: Path, words: list[str]) -> bool:
-    """A quick test before :func:`_style_info`: the file's head holds the query's first word."""
-    try:
-        with path.open("rb") as f:
-            head = f.read(2048).decode("utf-8", "replace").lower()
-    except OSError:
-        return False
-    return words[0] in head
 
 
 def locale_problem(locale: str | None) -> Diagnostic | None:

@@ -534,7 +534,7 @@ def _render(o: Out) -> Inlines:
             r = k.inl if type(k) is Lit else _render(k)  # (a text: no call)
             if r:
                 parts.append(r)
-        return _joined(f, parts) if parts else ()
+        return _kids_joined(f, kids, parts)
     if type(o) is Lit:
         return o.inl
     if type(o) is Tag:
@@ -549,26 +549,7 @@ def _render(o: Out) -> Inlines:
 def _render_linked(o: Out) -> Inlines:
     """``render`` with a ``cite-item`` span around each cited item."""
     if type(o) is Fmt:
-        f = o.f
-        kids = o.kids
-        if f.prefix and len(kids) == 1 and isinstance(kids[0], Linked):
-            return _render_fmt(o, _render_linked)
-        parts = []
-        for k in kids:  # _render_fmt's loop, here: one call fewer per node, none per text
-            r = k.inl if type(k) is Lit else _render_linked(k)
-            if r:
-                parts.append(r)
-        if not parts:
-            return ()
-        if len(kids) == 1 and type(kids[0]) is Fmt:
-            # a node around one formatted node (46 % of an entry's nodes in Chicago): that
-            # node's rendering, already merged (by _joined, or one link), formatted
-            # (add_formatting's first test, whether it holds text, made for NO_FORMAT too)
-            x = parts[0]
-            if f is NO_FORMAT:
-                return x if _has_text(x) else ()
-            return add_formatting(f, x)
-        return _joined(f, parts)
+        return _render_fmt(o, _render_linked)
     if type(o) is Lit:
         return o.inl
     if o is None:
@@ -594,10 +575,25 @@ def _render_fmt(o: Fmt, sub: Callable[[Out], Inlines]) -> Inlines:
         return sub(Linked(linked.url, [Fmt(o.f, linked.kids)]))
     parts = []
     for k in o.kids:
-        r = sub(k)
+        r = k.inl if type(k) is Lit else sub(k)  # (a text: no call)
         if r:
             parts.append(r)
-    return _joined(o.f, parts) if parts else ()
+    return _kids_joined(o.f, o.kids, parts)
+
+
+def _kids_joined(f: Formatting, kids: list[Out], parts: list[Inlines]) -> Inlines:
+    """A formatted node from its children's renderings (``parts``: the non-empty ones)."""
+    if not parts:
+        return ()
+    if len(kids) == 1 and type(kids[0]) is Fmt:
+        # a node around one formatted node (46 % of an entry's nodes in Chicago): that node's
+        # rendering, already merged (by _joined, or one link), formatted (add_formatting's
+        # first test, whether it holds text, made for NO_FORMAT too)
+        x = parts[0]
+        if f is NO_FORMAT:
+            return x if _has_text(x) else ()
+        return add_formatting(f, x)
+    return _joined(f, parts)
 
 
 def _joined(f: Formatting, parts: list[Inlines]) -> Inlines:
