@@ -330,9 +330,18 @@ def _repository_file(name: str) -> Path | None:
     if folder is None or not name or name.startswith(".") or "/" in name or "\\" in name:
         return None
     for candidate in (folder / f"{name}.csl", folder / "dependent" / f"{name}.csl"):
-        if candidate.is_file():
+        if _is_file(candidate):
             return candidate
     return None
+
+
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, False for a name the system refuses (too long: a style name or path
+    of thousands of characters raised ``OSError`` out of the build)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def _file_style(path: Path, locale: str | None) -> FileStyle:
@@ -406,7 +415,7 @@ def get_style(spec: str | CslStyle, *, base: str | os.PathLike[str] | None = Non
         if not path.is_absolute():
             path = Path(base if base is not None else os.getcwd()) / path
         path = Path(os.path.normpath(path))
-        if not path.is_file():
+        if not _is_file(path):
             raise UnknownStyleError(Diagnostic(
                 Code.UNKNOWN_STYLE, f"style {spec!r}: there is no file {path}", None,
                 hint="a style is a built-in name "
@@ -543,7 +552,7 @@ def find_styles(query: str = "") -> list[StyleInfo]:
     first, then the CSL styles repository's (:func:`styles_dir`), a name equal to the query
     first, then names holding it, shortest first, then titles holding it. What ``refbook styles
     QUERY`` lists."""
-    words = re.sub(r"[-_\s]+", " ", query.lower()).split()
+    words = list(dict.fromkeys(re.sub(r"[-_\s]+", " ", query.lower()).split()))
     wanted = "-".join(words)
     # each word of the query starts a word of the name or title ("vanc" finds Vancouver,
     # "apa" does not find Japan)

@@ -453,3 +453,19 @@ def test_without_the_repository_an_unknown_style_says_how_to_install_it(
     assert err.value.diagnostic.message == (
         "unknown style 'apa'; built-in styles: chicago-author-date, numeric; the styles of the "
         "CSL repository (apa, ieee, nature, …) need 'pip install refbook[styles]'")
+
+
+@pytest.mark.parametrize("suffix", ["", ".csl"])
+def test_a_style_name_too_long_for_a_file_name_is_an_unknown_style(suffix: str) -> None:
+    name = "vancouver-" * 2000 + suffix  # the system refuses such a file name (ENAMETOOLONG)
+    with pytest.raises(UnknownStyleError) as err:
+        get_style(name)
+    assert err.value.diagnostic.code is Code.UNKNOWN_STYLE
+
+
+def test_a_styles_query_of_one_word_repeated_is_that_word(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["styles", *["ieee"] * 3000]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert main(["styles", "ieee"]) == 0
+    assert capsys.readouterr().out.splitlines() == rows
