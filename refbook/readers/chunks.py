@@ -383,6 +383,7 @@ def assemble(text: str | bytes, file: str, macros: Mapping[str, str], disk: Path
     keys: set[str] = set()
     expanded = 0
     placed: dict[tuple[str, int], tuple[Entry, ...]] = {}
+    reused: list[tuple[Entry, ...]] = []  # pieces' entries taken as they were
     for first, piece_text, _ in pieces:
         key = _piece_key(piece_text, state)
         shift = first - 1
@@ -406,7 +407,7 @@ def assemble(text: str | bytes, file: str, macros: Mapping[str, str], disk: Path
                 if e.key in keys:  # the whole parse reports the second one
                     return None
                 keys.add(e.key)
-                expanded += _value_chars(e)
+            reused.append(same)
             new[key] = _Placed(shift, same)
             placed[(key, shift)] = same
             entries.extend(same)
@@ -443,7 +444,11 @@ def assemble(text: str | bytes, file: str, macros: Mapping[str, str], disk: Path
             strings.extend(piece_strings)
             state = _state(state, piece_strings)
         preambles.extend(piece_preambles)
-    if _over_budget(expanded, text):
+    if (macros or strings) and _over_budget(
+            expanded + sum(_value_chars(e) for same in reused for e in same), text):
+        # without @string macros, expansion is of the month names alone: at most 9 characters
+        # for 3 of the text, never near the budget (8 per character); the values of 20,000
+        # re-used entries were counted for nothing (~30 ms of a `mkdocs serve` .bib edit)
         return None  # the whole parse might reach the file's expansion budget: it decides
     # a few new pieces are not worth rewriting the folder's table for (11 MB for a 20,000-entry
     # file): the next process parses them again. At most 1 in REWRITE_SHARE of them, and as

@@ -101,11 +101,16 @@ def _related(a: Signals, b: Signals, ka: str, kb: str) -> bool:
         set(a.parents) & set(b.parents))  # two papers of one volume
 
 
+def _year(text: str) -> bool:
+    """Whether ``text`` is a four-digit year (``re.fullmatch(r"\\d{4}", text)``: decimal digits
+    of any script, as ``\\d`` matches in a text pattern)."""
+    return len(text) == 4 and text.isdecimal()
+
+
 def _other_work(a: Signals, b: Signals) -> bool:
     """Whether entries of one title and author are two works: years more than a year apart
     (a preprint and its journal version are a year apart at most), or a book and an article."""
-    if re.fullmatch(r"\d{4}", a.year) and re.fullmatch(r"\d{4}", b.year) \
-            and abs(int(a.year) - int(b.year)) > 1:
+    if _year(a.year) and _year(b.year) and abs(int(a.year) - int(b.year)) > 1:
         return True
     return a.kind != b.kind
 
@@ -138,9 +143,10 @@ def _case_keys(bib: Bibliography) -> Iterator[Diagnostic]:
 def _same_work(bib: Bibliography, sig: Mapping[str, Signals]) -> Iterator[Diagnostic]:
     entries = list(bib)
     order = {e.key: i for i, e in enumerate(entries)}
-    by_signal: dict[tuple[str, str], list[Entry]] = defaultdict(list)
+    # a group's key holds the signals' own strings (a tuple: no new string, and their hashes
+    # are kept from the last check under `mkdocs serve`); no regular expression per entry
+    by_signal: dict[tuple[str, ...], list[Entry]] = defaultdict(list)
     urls: dict[str, list[Entry]] = defaultdict(list)
-    titles = {e.key: sig[e.key].title for e in entries}
     for e in entries:
         s = sig[e.key]
         if s.doi:
@@ -148,10 +154,11 @@ def _same_work(bib: Bibliography, sig: Mapping[str, Signals]) -> Iterator[Diagno
         if s.arxiv:
             by_signal[("arxiv", s.arxiv)].append(e)
         t = s.title
-        if len(t) >= 4 and s.author:
-            by_signal[("title+author", f"{t}|{s.author}")].append(e)
-        if len(t) >= 5 and re.fullmatch(r"\d{4}", s.year):
-            by_signal[("title+year", f"{t}|{s.year}")].append(e)
+        if len(t) >= 4:
+            if s.author:
+                by_signal[("title+author", t, s.author)].append(e)
+            if len(t) >= 5 and _year(s.year):
+                by_signal[("title+year", t, s.year)].append(e)
         if s.url and " " not in s.url:
             urls[url_key(s.url)].append(e)
 
@@ -168,22 +175,23 @@ def _same_work(bib: Bibliography, sig: Mapping[str, Signals]) -> Iterator[Diagno
             partner[later.key] = first.key
         reasons[later.key].append(why)
 
-    for (kind, value), group in by_signal.items():
+    for signal, group in by_signal.items():
+        kind = signal[0]
         first = group[0]
         for later in group[1:]:
             sa, sb = sig[first.key], sig[later.key]
             if _related(sa, sb, first.key, later.key) or (
                     kind.startswith("title") and _other_work(sa, sb)):
                 continue
-            link(first, later, label[kind].format(value))
+            link(first, later, label[kind].format(signal[1]))
     shared: list[tuple[Entry, Entry]] = []
     for group in urls.values():
         for later in group[1:]:
             first = group[0]
             if _related(sig[first.key], sig[later.key], first.key, later.key):
                 continue  # a code fragment inheriting its library's url (crossref)
-            ratio = difflib.SequenceMatcher(None, titles[first.key], titles[later.key]).ratio()
-            if titles[first.key] and ratio >= 0.75:
+            title, later_title = sig[first.key].title, sig[later.key].title
+            if title and difflib.SequenceMatcher(None, title, later_title).ratio() >= 0.75:
                 link(first, later, f"same URL {to_text(later.get('url')).strip()}")
             elif later.key not in partner:
                 shared.append((first, later))

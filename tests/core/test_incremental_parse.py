@@ -526,3 +526,50 @@ def test_a_folder_table_read_beside_held_entries_keeps_its_pieces_as_them(tmp_pa
     again = read_bibliography([str(path)], cache_dir=str(cache))
     assert again.entries == parse_bibtex(path.read_text(encoding="utf-8"), str(path)).entries
     assert again.get("key3") is held_bib.get("key3")
+
+
+def test_an_edit_that_takes_macro_expansion_over_the_budget_reads_as_the_whole_file(
+        tmp_path: Path) -> None:
+    """The pieces' values are counted against the file's expansion budget when the file
+    defines @string macros: an edit that adds uses of a long macro past the budget is read
+    whole, with the reader's input-limit diagnostic, as a new process reads it."""
+    big = "x" * 100_000
+    head = f"@string{{big = {{{big}}}}}\n\n"
+    uses = "".join(f"@misc{{use{i},\n  note = big,\n}}\n\n" for i in range(40))
+    path = tmp_path / "refs.bib"
+    path.write_text(head + uses, encoding="utf-8")  # 4.0 M expanded: under the budget
+    fresh()
+    first = read_bibliography([path])
+    assert not first.diagnostics
+    assert len(first.entries) == 40
+    more = "".join(f"@misc{{more{i},\n  note = big,\n}}\n\n" for i in range(20))
+    path.write_text(head + uses + more, encoding="utf-8")  # 6.0 M: over it
+    bib = read_bibliography([path])
+    assert [d.code.value[0] for d in bib.diagnostics] == ["input-limit"]
+    assert (bib.entries, bib.diagnostics) == read_fresh(path)
+
+
+def test_an_edit_of_a_file_without_macros_counts_no_values(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without @string macros expansion is of the month names alone (never near the budget):
+    the re-used entries' values are not counted (a 20,000-entry file's edit counted them all)."""
+    text = "".join(entry(i) for i in range(50)).replace("journal = jabbr", "journal = {J}")
+    path = tmp_path / "refs.bib"
+    path.write_text(text, encoding="utf-8")
+    fresh()
+    read_bibliography([path])
+    counted: list[int] = []
+    real = chunks._value_chars
+    monkeypatch.setattr(chunks, "_value_chars", lambda e: counted.append(1) or real(e))
+    path.write_text(text.replace("Title 7}", "Title seven}"), encoding="utf-8")
+    bib = read_bibliography([path])
+    assert bib.get("key7").get("title") == "Title seven"
+    assert counted == []
+    with_macro = "@string{j = {J}}\n\n" + text
+    path.write_text(with_macro, encoding="utf-8")
+    read_bibliography([path])
+    path.write_text(with_macro.replace("Title 8}", "Title eight}"), encoding="utf-8")
+    bib = read_bibliography([path])
+    assert bib.get("key8").get("title") == "Title eight"
+    assert len(counted) == 49  # with a macro, every re-used entry's values are counted
+    assert (bib.entries, bib.diagnostics) == read_fresh(path)
