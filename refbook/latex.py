@@ -437,6 +437,18 @@ _BLOCK_COMMANDS = frozenset(
 )  # fmt: skip
 # commands pandoc swallows with their arguments and that produce nothing at all
 _IGNORED = frozenset({"hspace", "vspace", "addvspace"})
+# unknown commands that pandoc keeps raw without any argument (``getRawCommand``): a group
+# after ``\small`` is text, not the command's argument
+_RAW_NO_ARGS = frozenset({
+    "tiny", "scriptsize", "footnotesize", "small", "normalsize", "large", "Large", "LARGE",
+    "huge", "Huge", "hfil", "hfill", "vfil", "vfill", "hfilneg", "vfilneg",
+})  # fmt: skip
+# unknown commands whose argument is glue: a dimension, then ``plus``/``minus`` dimensions
+_RAW_GLUE = frozenset({"hskip", "vskip", "mskip"})
+# the units of a dimension argument (pandoc's ``dimenarg``; "" for a bare number: ``\char22``)
+_DIMEN_UNITS = frozenset({"", "pt", "pc", "in", "bp", "cm", "mm", "dd", "cc", "sp", "ex", "em",
+                          "mu", "px"})
+_DIMEN_NUMBER = re.compile(r"[0-9.]*")
 _ACRONYM = frozenset(
     {
         "gls", "Gls", "glsdesc", "Glsdesc", "GLSdesc", "acrlong", "Acrlong", "acrfull",
@@ -1181,12 +1193,58 @@ class _Parser:
             return ()
         if name in _BLOCK_COMMANDS:
             raise _ParseError
-        # Unknown: pandoc keeps it as raw TeX (invisible) with its options and arguments.
+        # Unknown: pandoc keeps it as raw TeX (invisible) with what it reads as its arguments
+        # (getRawCommand): options, a dimension or number (``\kern2pt``, ``\char22``), groups
         start = self.pos
-        self.skip_opts()
-        while self.is_symbol("{"):
-            self.braced_toks()
+        if name in _RAW_GLUE:
+            if self.dimen_arg():
+                while True:
+                    save = self.pos
+                    self.skip_sp()
+                    word = self.peek()
+                    if word is not None and word.kind == _WORD and word.text in ("plus", "minus"):
+                        self.pos += 1
+                        if self.dimen_arg():
+                            continue
+                    self.pos = save
+                    break
+        elif name not in _RAW_NO_ARGS:
+            self.skip_opts()
+            self.dimen_arg()
+            while self.is_symbol("{"):
+                self.braced_toks()
         return (PRaw(raw_head + _untokenize(self.toks[start : self.pos])),)
+
+    def dimen_arg(self) -> bool:
+        """pandoc's ``dimenarg``: skip ``[=][-]`` and a number with an optional unit
+        (``2pt``, ``3.5em``, ``.5pt``, ``22``) and say so; read nothing and say no otherwise."""
+        save = self.pos
+        self.skip_sp()
+        if self.is_symbol("="):
+            self.pos += 1
+        if self.is_symbol("-"):
+            self.pos += 1
+        number = ""
+        t = self.peek()
+        if t is not None and t.kind == _WORD and "0" <= t.text[0] <= "9":
+            number = self._word()
+        if self.is_symbol(".") and (t := self.peek(1)) is not None and t.kind == _WORD:
+            self.pos += 1
+            number += "." + self._word()
+        digits = _DIMEN_NUMBER.match(number)
+        assert digits is not None
+        if not digits.group() or number[digits.end():] not in _DIMEN_UNITS:
+            self.pos = save
+            return False
+        return True
+
+    def _word(self) -> str:
+        """The word at ``pos``, whole (the tokenizer cuts one after a command in two)."""
+        parts = []
+        while (t := self.peek()) is not None and t.kind == _WORD:
+            parts.append(t.text)
+            self.pos += 1
+        return "".join(parts)
 
     def _skip_macro_def(self, name: str) -> None:
         self.pos += 1
@@ -1709,11 +1767,18 @@ def _flush(out: list[ir.Inline], buf: list[str]) -> None:
 def _to_ir(
     nodes: Iterable[PInline], groups_nocase: bool, out: list[ir.Inline], buf: list[str]
 ) -> None:
+    dropped = False  # raw TeX just dropped after a space
     for n in nodes:
+        if isinstance(n, PSpace):
+            if not dropped:  # a space on each side of dropped raw TeX prints as one (pandoc)
+                buf.append(" ")
+            dropped = False
+            continue
+        dropped = False
         if isinstance(n, PStr):
             buf.append(n.text)
-        elif isinstance(n, PSpace):
-            buf.append(" ")
+        elif isinstance(n, PRaw):
+            dropped = bool(buf) and buf[-1] == " "
         elif isinstance(n, PBreak):
             buf.append("\n")
         elif _transparent(n, groups_nocase):

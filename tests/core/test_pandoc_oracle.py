@@ -152,6 +152,22 @@ GROUPS: dict[str, str] = {
 @incollection{b1, author={Kopp, F}, year=2006, title={X},
   booktitle={Workshop der Gesellschaft f{\"u}r Informatik}}
 """,
+    # what pandoc reads as an unknown command's arguments (getRawCommand): a number or
+    # dimension (xraylarch's larch.bib: "X-Ray\char22{}Absorption"), glue, and no argument
+    # at all after a font size (a group after \small is text)
+    "raw command arguments": r"""
+@article{PhysRevLett.27.1204, author={Sayers, Dale E.}, year=1971, journal={Phys. Rev. Lett.},
+  title={New Technique for Investigating Noncrystalline Structures: Fourier Analysis of the
+  Extended X-Ray\char22{}Absorption Fine Structure}}
+@article{c1, author={A, B}, title={One \small{Big} Title}, journal={J}, year={1901}}
+@article{c2, author={A, B}, title={Four \kern2pt X title}, journal={J}, year={1904}}
+@article{c3, author={A, B}, title={Five \hskip 2pt plus 1fil X title}, journal={J}, year={1905}}
+@article{c4, author={A, B}, title={Six \foo 3.5em{} X title}, journal={J}, year={1906}}
+@article{c5, author={A, B}, title={Seven \penalty-100 X title}, journal={J}, year={1907}}
+@article{c6, author={A, B}, title={Nine \foo 12abc X title}, journal={J}, year={1909}}
+@article{c7, author={A, B}, title={Ten \Large{Big} \hfill{Tail} Title}, journal={J}, year={1910}}
+@article{c8, author={A, B}, title={Thirteen \foo .5pt X and \foo{a} Y}, journal={J}, year={1913}}
+""",
     "undefined macros": r"""
 @inproceedings{m1, author={Doe, J.}, title={Test}, booktitle=IEEE_J_PROC, year={2016}}
 @article{m2, author={Doe, K.}, title={Test}, journal=JACM # { Letters}, year={2016}}
