@@ -256,7 +256,7 @@ def _title_nodes(value: str, series: bool) -> PInlines | None:
     if nodes is None:
         return None
     if series:
-        nodes = _resolve_keys(nodes)
+        nodes = _resolve_keys(nodes, latex.BIBLATEX_STRINGS)  # sentence case: English only
     return _untitlecase(nodes)
 
 
@@ -407,6 +407,7 @@ class _Ctx:
     fields: dict[str, str]
     untitlecase: bool
     biblatex: bool
+    strings: Mapping[str, str]  # biblatex's localisation strings in the document's language
 
     def raw(self, name: str) -> str | None:
         return self.fields.get(name)
@@ -426,7 +427,7 @@ class _Ctx:
             return _title_nodes(value, name == "series")
         nodes = latex.parse(value)
         if nodes is not None and name == "series":
-            nodes = _resolve_keys(nodes)
+            nodes = _resolve_keys(nodes, self.strings)
         return nodes
 
     def periodical_title(self, name: str) -> PInlines | None:
@@ -517,12 +518,45 @@ class _Ctx:
         return self.old_date(prefix)
 
 
-def _resolve_keys(nodes: PInlines) -> PInlines:
-    """biblatex localisation keys written as words (``jourser`` → "series")."""
+def _resolve_keys(nodes: PInlines, strings: Mapping[str, str]) -> PInlines:
+    """biblatex localisation keys written as words (``jourser`` → "series"), each word of the
+    top level as pandoc does (``and`` in a French series is "et"; a word in braces is kept)."""
     return tuple(
-        PStr(latex.BIBLATEX_STRINGS.get(n.text, n.text)) if isinstance(n, PStr) else n
+        PStr(strings.get(n.text, n.text)) if isinstance(n, PStr) else n
         for n in nodes
     )
+
+
+def _language_strings_data() -> dict[str, dict[str, str]]:
+    """language → key → long form (LaTeX) of ``styles/data/biblatex-strings.txt``."""
+    from refbook.styles import DATA
+
+    out: dict[str, dict[str, str]] = {}
+    text = (DATA / "biblatex-strings.txt").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            language, key, value = line.split("|", 2)
+            out.setdefault(language, {})[key] = value
+    return out
+
+
+@lru_cache(maxsize=64)
+def bibstrings(document_language: str) -> Mapping[str, str]:
+    """biblatex's localisation strings (key → text) for a document language (``fr-FR``): those
+    pandoc has for its primary language (read as LaTeX, as pandoc reads them), the English ones
+    for the keys it has not (pandoc prints such a key as it is: ``phdthesis``)."""
+    language = document_language.lower().split("-")[0]
+    if language == "en":
+        return latex.BIBLATEX_STRINGS
+    own = _language_strings_data().get(language)
+    if not own:
+        return latex.BIBLATEX_STRINGS
+    merged = dict(latex.BIBLATEX_STRINGS)
+    for key, value in own.items():
+        nodes = latex.parse(value)
+        if nodes is not None:
+            merged[key] = latex.stringify(nodes)
+    return merged
 
 
 @lru_cache(maxsize=32768)
@@ -570,9 +604,10 @@ def _ordinalize(n: str) -> str:
     return n + _ORDINALS.get(key, "th")
 
 
-def _type_and_genre(et: str, fields: Mapping[str, str]) -> tuple[str, str | None]:
+def _type_and_genre(et: str, fields: Mapping[str, str],
+                    strings: Mapping[str, str]) -> tuple[str, str | None]:
     raw_type = fields.get("type")
-    reftype_field = latex.BIBLATEX_STRINGS.get(raw_type, raw_type) if raw_type is not None else ""
+    reftype_field = strings.get(raw_type, raw_type) if raw_type is not None else ""
     subtype = fields.get("entrysubtype", "")
     is_event = any(k in fields for k in ("eventdate", "eventtitle", "venue"))
     if et in _PERIODICAL_TYPES:
@@ -588,9 +623,9 @@ def _type_and_genre(et: str, fields: Mapping[str, str]) -> tuple[str, str | None
         reftype = _TYPES.get(et, "")
     genre: str | None
     if et == "mastersthesis":
-        genre = reftype_field or latex.BIBLATEX_STRINGS["mathesis"]
+        genre = reftype_field or strings["mathesis"]
     elif et == "phdthesis":
-        genre = reftype_field or latex.BIBLATEX_STRINGS["phdthesis"]
+        genre = reftype_field or strings["phdthesis"]
     else:
         genre = reftype_field or None
     return reftype, genre
@@ -651,10 +686,11 @@ def entry_to_item(
     untitlecase = default_language.lower().split("-")[0] == "en" and (
         language is None or language == "en" or language.startswith("en-")
     )
-    ctx = _Ctx(fields, untitlecase, biblatex)
+    strings = bibstrings(default_language)
+    ctx = _Ctx(fields, untitlecase, biblatex, strings)
     opts = _parse_options(fields["options"]) if "options" in fields else {}
     useprefix = _option_set(opts, "useprefix")
-    reftype, genre = _type_and_genre(et, fields)
+    reftype, genre = _type_and_genre(et, fields, strings)
 
     is_article = et in _ARTICLE_LIKE
     is_periodical = et == "periodical"
@@ -787,7 +823,7 @@ def entry_to_item(
             series = (
                 PStr(_ordinalize(only.text)),
                 SPACE,
-                PStr(latex.BIBLATEX_STRINGS["jourser"]),
+                PStr(strings["jourser"]),
             )
     short_title = ctx.title("shorttitle") if (not has_maintitle or is_chapterlike) else None
     if short_title is None:
@@ -855,7 +891,8 @@ def entry_to_item(
     if reftype == "patent" and "location" in fields:
         loc = latex.parse(fields["location"])
         if loc:
-            text["jurisdiction"] = _concat_with(";", [_resolve_keys(p) for p in _split_by_and(loc)])
+            text["jurisdiction"] = _concat_with(
+                ";", [_resolve_keys(p, strings) for p in _split_by_and(loc)])
 
     # identifiers (raw text, as written)
     url = fields.get("url") if (et == "online" or opts.get("url") != "false") else None
@@ -895,7 +932,7 @@ def entry_to_item(
         text["note"] = _concat_with(".", notes)
     pubstate = ctx.field("pubstate")
     if pubstate is not None:
-        text["status"] = _resolve_keys(pubstate)
+        text["status"] = _resolve_keys(pubstate, strings)
     elif (issued := dates.get("issued")) is not None and issued.literal == "forthcoming":
         text["status"] = (PStr("forthcoming"),)
 

@@ -11,11 +11,27 @@ import re
 from refbook.ir import Inlines, Link, Span, Styled, Text
 from refbook.render import CLOSE_QUOTES, OPEN_QUOTES
 
+#: CSL display values that put their text on a line of its own
+_BLOCKS = frozenset(("csl-block", "csl-indent"))
+
 
 def to_text(nodes: Inlines) -> str:
     out: list[str] = []
     _walk(nodes, out, 0)
-    return "".join(out)
+    text = "".join(out)
+    if any(type(piece) is _Break for piece in out):
+        # a display block on a line of its own (pandoc's plain writer), no space at a line's end
+        text = "\n".join(line.rstrip(" ") for line in text.split("\n")).strip("\n")
+    return text
+
+
+class _Break(str):
+    """Where a display block starts or ends (told from a field's own line breaks by type)."""
+
+    __slots__ = ()
+
+
+_BLOCK_BREAK = _Break("\n")
 
 
 # C0 and C1 control characters and DEL: meaningless in a line of text, and an HTML parser
@@ -64,6 +80,10 @@ def _walk(nodes: Inlines, out: list[str], qdepth: int) -> None:
             out.append("".join(inner).upper())
         elif isinstance(n, Styled) and n.kind in ("sup", "sub"):
             out.append(_script(n.children, n.kind, qdepth))
+        elif isinstance(n, Span) and n.role in _BLOCKS:
+            out.append(_BLOCK_BREAK)
+            _walk(n.children, out, qdepth)
+            out.append(_BLOCK_BREAK)
         elif isinstance(n, Span) and n.role == "csl-left-margin":
             _walk(n.children, out, qdepth)
             out.append(" ")

@@ -469,3 +469,58 @@ def test_a_styles_query_of_one_word_repeated_is_that_word(
     rows = capsys.readouterr().out.splitlines()
     assert main(["styles", "ieee"]) == 0
     assert capsys.readouterr().out.splitlines() == rows
+
+
+# Real styles of the repository whose fixes came from real-world trials on biblatex's examples:
+# a French style (biblatex keys in French, apostrophes in its own terms, an abstract on a line of
+# its own: display="block") and one testing type="thesis manuscript" under match="all".
+TRIAL_STYLES = ("iso690-author-date-fr", "american-sociological-association")
+
+
+@pytest.mark.parametrize("name", TRIAL_STYLES)
+def test_biblatex_examples_in_real_styles_match_pandoc(name: str, pandoc: str,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.conftest import TESTDATA
+
+    bib = TESTDATA / "biblatex" / "biblatex-examples.bib"
+    folder = styles_dir()
+    assert folder is not None
+    assert main(["render", str(bib), "--style", name, "--format", "text"]) == 0
+    out = capsys.readouterr().out
+    theirs = pandoc_render(pandoc, NOCITE_ALL, bib, csl=folder / f"{name}.csl")
+    # line by line: a display block is a line of its own in both
+    lines = [ln.rstrip() for ln in out.splitlines() if ln.strip()]
+    assert len(lines) >= 90
+    assert lines == [ln.rstrip() for ln in theirs.splitlines() if ln.strip()]
+
+
+LOCALISED = r"""
+@thesis{t1, author={A, B}, title={T}, institution={U}, year={2000}, type={phdthesis}}
+@book{t2, author={C, D}, title={T2}, publisher={P}, year={2001}, series={History and Thought}}
+@report{t3, author={E, F}, title={T3}, institution={I}, year={2002}, type={resreport}}
+@book{t4, author={G, H}, title={T4}, publisher={P}, year={2003}, series={newseries},
+  pubstate={forthcoming}}
+@book{t5, author={I, J}, title={T5}, publisher={P}, year={2004}, series={History {and} Thought}}
+"""
+
+
+@pytest.mark.parametrize("locale", ["fr-FR", "pt-BR", "es-ES", "de-DE", "en-US"])
+def test_biblatex_keys_read_in_the_document_language(locale: str, tmp_path: Path, pandoc: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """pandoc translates biblatex's keys (a thesis's or report's type, pubstate, each word of
+    a series) with biblatex's strings of the document's language; where that language has no
+    string for a key pandoc prints the key (``Resreport``) and refbook the English text
+    (documented in docs/styles.md)."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text(LOCALISED, encoding="utf-8")
+    mine = ours(capsys, bib, "chicago-author-date", "--locale", locale)
+    theirs = paragraphs(pandoc_render(pandoc, f"---\nnocite: '@*'\nlang: {locale}\n---\n", bib))
+    fallback = {"Phdthesis": "PhD thesis", "Resreport": "Research report",
+                "newseries": "new series"}
+    for k, v in fallback.items():
+        theirs = [p.replace(k, v) for p in theirs]
+    assert mine == theirs
+    if locale == "fr-FR":
+        assert "Thèse de doctorat" in mine[0]
+        assert "History et Thought" in mine[1]  # every word of a series, as pandoc
+        assert "History and Thought" in mine[4]  # a word in braces is kept

@@ -473,6 +473,20 @@ def _prefixed(prefix: str) -> Formatting:
     return Formatting(prefix=prefix)
 
 
+
+def _own_text(v: str) -> Out:
+    """A style's own text (``<text value>``, a term): HTML-like markup (``<b>…</b>``) and
+    quotes and apostrophes read as in field values (jgm/citeproc parses both the same way)."""
+    if "<" in v:
+        from refbook.readers.csl_json import markup_to_inlines
+
+        return Lit(markup_to_inlines(v))
+    if "'" in v or '"' in v:
+        from refbook.readers.csl_json import smart_quotes
+
+        return Lit(smart_quotes((Text(v),)))
+    return lit(v)
+
 class Evaluator:
     """Evaluates layouts for items of one style. One instance per processor run."""
 
@@ -759,8 +773,10 @@ class Evaluator:
         # type and variable tests (most of them) are set operations
         for cond, values, vset in conditions:
             if cond == "type":
-                r = (all(item.type == v for v in values) if want_all
-                     else item.type in vset)
+                # one test whatever the match: the item is of one of the types (type="thesis
+                # manuscript" under the default match="all", as citeproc-js and pandoc's
+                # citeproc read it; a test of each type would never hold)
+                r = item.type in vset
             elif cond == "variable" and "locator" not in vset:
                 present = self._present()
                 r = vset <= present if want_all else not vset.isdisjoint(present)
@@ -865,25 +881,15 @@ class Evaluator:
             return self.text_variable(a["variable"], a.get("form", "long"))
         if "term" in a:
             t = self.locale.term(a["term"], a.get("form", "long"), a.get("plural") == "true")
-            out: Out = lit(t) if t else None
+            # a term is the style's (or locale's) own text, read as a value is (à l'adresse)
+            out: Out = _own_text(t) if t else None
             if a["term"] == "no date" and out is not None:
                 suff = self.year_suffix()
                 if suff is not None:
                     out = grouped([out, lit(" ") if a.get("form", "long") == "long" else None, suff])
             return Tag("term", out, a["term"]) if out is not None else None
         if "value" in a:
-            v = a["value"]
-            if "<" in v:
-                # HTML-like markup in a style's own text (<b>…</b>), read as in field values
-                from refbook.readers.csl_json import markup_to_inlines
-
-                return Lit(markup_to_inlines(v))
-            if "'" in v or '"' in v:
-                # quotes and apostrophes in a style's own text, as in field values
-                from refbook.readers.csl_json import smart_quotes
-
-                return Lit(smart_quotes((Text(v),)))
-            return lit(v)
+            return _own_text(a["value"])
         return None
 
     def text_variable(self, var: str, form: str) -> Out:
