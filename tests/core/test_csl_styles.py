@@ -524,3 +524,24 @@ def test_biblatex_keys_read_in_the_document_language(locale: str, tmp_path: Path
         assert "Thèse de doctorat" in mine[0]
         assert "History et Thought" in mine[1]  # every word of a series, as pandoc
         assert "History and Thought" in mine[4]  # a word in braces is kept
+
+
+def test_punctuation_after_a_title_ending_in_punctuation_is_dropped(
+        tmp_path: Path, pandoc: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """IEEE's comma after a quoted title that ends with its own period, colon or question mark
+    is dropped, not moved inside (pandoc: “… Poker.” in IJCAI; refbook gave “… Poker.,”, found
+    on real theses' files: 212 entries of one)."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text(r"""
+@inproceedings{k2, title = {Libratus: The superhuman {AI} for no-limit poker.},
+  author = {Brown, Noam and Sandholm, Tuomas}, booktitle = {{IJCAI}}, year = {2017}}
+@article{q3, author={A, D}, title={Ends with colon:}, journal={J}, year={2003}}
+@article{q4, author={A, E}, title={Is it a question?}, journal={J}, year={2004}}
+@article{q5, author={A, F}, title={Ends with "quote"}, journal={J}, year={2005}}
+""", encoding="utf-8")
+    folder = styles_dir()
+    assert folder is not None
+    for name in ("ieee", "harvard-cite-them-right"):
+        mine = ours(capsys, bib, name)
+        assert mine == pandoc_text(pandoc, bib, folder / f"{name}.csl")
+        assert not any(".,”" in p or ":,”" in p or "?,”" in p for p in mine)

@@ -619,7 +619,9 @@ def _ends_with_punct(inl: Inlines) -> bool:
 
 def punctuation_inside_quotes(inl: Inlines) -> Inlines:
     """Move a period or comma that follows quoted text inside the quotes (en-US), into the
-    innermost quotes that end there ("This is ‘The One.’”)."""
+    innermost quotes that end there ("This is ‘The One.’”, the CSL test suite's), and drop it
+    where the quoted text already ends with punctuation (“Ends with a Period.” in), as
+    pandoc's engine does."""
     # a part where nothing moves is given back as it is (most of an entry): no copy of it
     changed = False
     nodes: list[Inline] = []
@@ -662,12 +664,14 @@ def _into_quotes(n: Inline, punct: str) -> Inline:
     last = n.children[-1]
     if not isinstance(last, Text) and _ends_quoted(last):
         return _rebuild(n, (*n.children[:-1], _into_quotes(last, punct)))
-    # the quotes' own text: a period or comma after a question or an exclamation mark is
-    # dropped (“… Your Sentence?” arXiv, as pandoc's engine writes it)
-    t = stringify(n.children)
-    if (punct == "." and t[-1:] in (".", "!", "?")) or (punct == "," and t[-1:] in (",", "!", "?")):
+    # the quotes' own text: a period or comma after its own punctuation is dropped (“… Your
+    # Sentence?” arXiv; “Libratus: … Poker.” in IJCAI, not “….,”), pandoc's endWithPunct
+    if stringify(n.children)[-1:] in _END_PUNCT:
         return n
     return _rebuild(n, concat([n.children, (Text(punct),)]))
+
+
+_END_PUNCT = frozenset(".,;:!?")
 
 
 #: modifier letters and Arabic small letters with no <super> decomposition that are
