@@ -48,6 +48,7 @@ from refbook.latex import (
     PInlines,
     PLink,
     PQuoted,
+    PRaw,
     PSpace,
     PSpan,
     PStr,
@@ -666,8 +667,19 @@ def _page_nodes(pages: PInlines) -> PInlines:
 
 
 def _rich(nodes: PInlines) -> ir.Inlines:
-    """A variable's nodes as the item holds them (every text variable's last step)."""
-    return latex.pandoc_to_inlines(nodes, groups_nocase=False)
+    """A variable's nodes as the item holds them (every text variable's last step). A value of
+    raw TeX alone (an ADS export's ``journal = {\\aap}``, an undefined journal macro) prints
+    nothing but is there, as for pandoc: the style still treats the item as having it (the
+    article's title in quotes, ``in`` before the series)."""
+    out = latex.pandoc_to_inlines(nodes, groups_nocase=False)
+    if not out and nodes and _holds_raw(nodes):
+        return ir.INVISIBLE
+    return out
+
+
+def _holds_raw(nodes: PInlines) -> bool:
+    return any(isinstance(n, PRaw) or (isinstance(n, _CONTAINERS) and _holds_raw(n.children))
+               for n in nodes)
 
 
 def entry_to_item(

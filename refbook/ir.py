@@ -53,6 +53,11 @@ class Span:
 Inline: TypeAlias = Text | Styled | Link | Span
 Inlines: TypeAlias = tuple[Inline, ...]
 
+#: a variable that is there but prints nothing: a .bib value of raw TeX alone (an ADS export's
+#: ``journal = {\\aap}``), which pandoc keeps as an invisible raw inline; styles test it as
+#: present and print the groups around it
+INVISIBLE: Inlines = (Text(""),)
+
 
 def plain(nodes: Inlines) -> str:
     """The text of a tree without any markup (quotes included as typographic quotes)."""

@@ -43,6 +43,18 @@ _GREEK = {
 }  # fmt: skip
 
 _SYMBOLS: dict[str, tuple[str, str]] = {
+    # upright Greek (the upgreek package), as texmath reads them: lower case only (it rejects
+    # \Upgamma); note \upepsilon is ε and \upvarepsilon ϵ, the other way round from \epsilon
+    "upalpha": ("α", "ord"), "upbeta": ("β", "ord"), "upgamma": ("γ", "ord"),
+    "updelta": ("δ", "ord"), "upepsilon": ("ε", "ord"), "upvarepsilon": ("ϵ", "ord"),
+    "upzeta": ("ζ", "ord"), "upeta": ("η", "ord"), "uptheta": ("θ", "ord"),
+    "upvartheta": ("ϑ", "ord"), "upiota": ("ι", "ord"), "upkappa": ("κ", "ord"),
+    "uplambda": ("λ", "ord"), "upmu": ("μ", "ord"), "upnu": ("ν", "ord"), "upxi": ("ξ", "ord"),
+    "uppi": ("π", "ord"), "upvarpi": ("ϖ", "ord"), "uprho": ("ρ", "ord"),
+    "upvarrho": ("ϱ", "ord"), "upsigma": ("σ", "ord"), "upvarsigma": ("ς", "ord"),
+    "uptau": ("τ", "ord"), "upupsilon": ("υ", "ord"), "upphi": ("ϕ", "ord"),
+    "upvarphi": ("φ", "ord"), "upchi": ("χ", "ord"), "uppsi": ("ψ", "ord"),
+    "upomega": ("ω", "ord"),
     # ordinary symbols
     "infty": ("∞", "ord"), "partial": ("∂", "ord"), "nabla": ("∇", "ord"),
     "hbar": ("ℏ", "ord"), "ell": ("ℓ", "ord"), "aleph": ("ℵ", "ord"), "emptyset": ("∅", "ord"),

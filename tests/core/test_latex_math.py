@@ -26,6 +26,9 @@ CASES = [
     r"(\infty,1)", r"\sqrt{s} = 13\,\text{TeV}", r"\nu",
     # Greek, operators, relations, arrows
     r"\alpha\beta\Gamma\Delta", r"\varepsilon \epsilon \vartheta \phi \varphi",
+    # upright Greek (upgreek; a real thesis's file: $0-\uppi$, $\upphi_0$)
+    r"0-\uppi", r"\upphi_0", r"4\uppi", r"\upepsilon \upvarepsilon \upalpha \upomega \upmu",
+    r"\Upgamma",
     r"a \le b \ge c \ne d", r"a \to b \rightarrow c \leftarrow d \Rightarrow e",
     r"a+b-c", r"a \times b", r"a \cdot b", r"a \in B", r"a \sim b", r"\sim 10", r"\le 5",
     r"a\leq", r"\neg a \wedge b \vee c", r"A \cup B \cap C \subset D \subseteq E",

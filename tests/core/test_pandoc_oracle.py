@@ -100,6 +100,10 @@ GROUPS: dict[str, str] = {
 @misc{lhc, author={Collab, A.}, year=2016, title={Search at $\sqrt{s} = 13\,\text{TeV}$}}
 @misc{inline, author={Beta, B.}, year=2016, title={The \(\Delta\) and \ensuremath{\nu} Masses}}
 @misc{greek, author={Gamma, G.}, year=2016, title={$B^0_s \to \mu^+ \mu^-$ at $p_T > 20$}}
+@inproceedings{d1, author={Dosovitskiy, Alexey}, title={An image is worth 16 x 16 words},
+  booktitle={ICLR}, year={2021}}
+@inproceedings{d2, author={Dosovitskiy, Alexey}, title={An image is worth $16\times 16$ words},
+  booktitle={ICLR}, year={2021}}
 """,
     "text commands": r"""
 @article{r5, author={Kopp, Oliver}, year=2009, journal={J},
@@ -167,6 +171,17 @@ GROUPS: dict[str, str] = {
 @article{c6, author={A, B}, title={Nine \foo 12abc X title}, journal={J}, year={1909}}
 @article{c7, author={A, B}, title={Ten \Large{Big} \hfill{Tail} Title}, journal={J}, year={1910}}
 @article{c8, author={A, B}, title={Thirteen \foo .5pt X and \foo{a} Y}, journal={J}, year={1913}}
+""",
+    # a value of raw TeX alone is there but prints nothing (ADS exports: journal = {\aap}):
+    # the article's title keeps its quotes, the series its "vol." (a real thesis's 628 lines)
+    "raw value alone": r"""
+@ARTICLE{A, author={{Adibekyan}, V.~Z.}, title="{Chemical abundances of 1111 FGK stars}",
+  journal={\aap}, year=2012, volume=545, pages={A32}}
+@ARTICLE{B, author={B, B}, title="{Empty journal}", journal={}, year=2013, volume=5}
+@ARTICLE{C, author={C, C}, title="{Raw and text}", journal={\aap{} Letters}, year=2014, volume=6}
+@inproceedings{D, author={D, D}, title={Proc}, booktitle={Optics}, series={\procspie},
+  volume=7014, year=2008, pages={701418}}
+@ARTICLE{E, author={E, E}, title={Braced raw}, journal={{\mnras}}, year=2015, volume=7}
 """,
     "undefined macros": r"""
 @inproceedings{m1, author={Doe, J.}, title={Test}, booktitle=IEEE_J_PROC, year={2016}}

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
-from refbook.ir import Inlines, Text
+from refbook.ir import INVISIBLE, Inlines, Span, Text
 from refbook.models import MAX_DIGITS
 from refbook.records import field, record, replace
 from refbook.styles.csl.output import (
@@ -474,6 +474,22 @@ def _prefixed(prefix: str) -> Formatting:
 
 
 
+
+def _sort_text(inl: Inlines) -> str:
+    """The text a sort key compares: math as its TeX source without the dollars (pandoc's
+    stringify of a Math inline: ``$16\\times 16$`` sorts as "16\\times 16", not "16 × 16")."""
+    if not any(type(n) is not Text for n in inl):
+        return "".join(n.text for n in inl)  # type: ignore[union-attr]
+    parts: list[str] = []
+    for n in inl:
+        if isinstance(n, Text):
+            parts.append(n.text)
+        elif isinstance(n, Span) and n.role == "math" and n.key:
+            parts.append(n.key.strip("$"))
+        else:
+            parts.append(_sort_text(n.children))
+    return "".join(parts)
+
 def _own_text(v: str) -> Out:
     """A style's own text (``<text value>``, a term): HTML-like markup (``<b>…</b>``) and
     quotes and apostrophes read as in field values (jgm/citeproc parses both the same way)."""
@@ -597,7 +613,7 @@ class Evaluator:
         if "macro" in key.attrs:
             out = grouped(self.elements(self.style.macros[key.attrs["macro"]].children))
             # an empty macro sorts first (citeproc: Just []), only a missing variable sorts last
-            return _normalize_sort_key(stringify(render(out)))
+            return _normalize_sort_key(_sort_text(render(out)))
         var = key.attrs.get("variable", "")
         if var in NAME_VARS:
             names = item.name_list(var)
@@ -608,7 +624,7 @@ class Evaluator:
         if var in DATE_VARS:
             d = item.date(var)
             return [_date_sort_text(d)] if d is not None else None
-        v = stringify(item.var(var))
+        v = _sort_text(item.var(var))
         if var == "citation-label" and not v:
             v = citation_label(item)
         if not v:
@@ -662,7 +678,7 @@ class Evaluator:
         v = self.item.var(var)
         count = self.var_count
         count[0] += 1
-        if v and first_char(v):  # some text in it (stringify(v) would build all of it)
+        if v and (first_char(v) or v == INVISIBLE):  # some text in it (not all of stringify)
             count[1] += 1
             return v
         return None
