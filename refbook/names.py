@@ -107,6 +107,8 @@ def _tokens_scanned(name: str) -> tuple[list[list[str]], list[list[str]]]:
             flush(" ")
             parts.append([])
             seps.append([])
+        elif depth == 0 and c == "~" and _after_backslash(word):
+            word.append(c)  # \\~ is the tilde accent (Qui\\~{n}ones), not a tie
         elif depth == 0 and (c.isspace() or c == "~"):
             flush(" ")
         elif depth == 0 and c == "-":
@@ -115,6 +117,15 @@ def _tokens_scanned(name: str) -> tuple[list[list[str]], list[list[str]]]:
             word.append(c)
     flush(" ")
     return parts, seps
+
+
+def _after_backslash(word: list[str]) -> bool:
+    """Whether the next character follows a backslash that escapes it (an odd run of them:
+    ``\\~`` is a command, ``\\\\~`` a line break and a tie)."""
+    k = len(word)
+    while k and word[k - 1] == "\\":
+        k -= 1
+    return (len(word) - k) % 2 == 1
 
 
 def _word_case(word: str) -> str:

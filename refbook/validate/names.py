@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from refbook.diagnostics import Code, Severity
 from refbook.names import _split_and, is_et_al, parse_names
 from refbook.records import replace
-from refbook.validate.report import at
+from refbook.validate.report import at, quote
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
@@ -91,7 +91,7 @@ def check_entry(entry: Entry, config: Config) -> tuple[list[Diagnostic], tuple[S
             if org:
                 spellings.append((_org_key(org), org, f.name))
                 out.append(at(Code.CORPORATE_AUTHOR, entry, f,
-                              f"{f.name} {written!r} looks like an organisation but is split as a "
+                              f"{f.name} {quote(written)} looks like an organisation but is split as a "
                               f"person (family {p.last!r}, given {p.first!r}), so styles print "
                               f"{_as_person(p)!r}",
                               f"wrap the whole name in a second pair of braces: {{{org}}} "
@@ -175,7 +175,7 @@ def _punctuation(entry: Entry, f: Field, p: Person, written: str, *,
                  commas_elsewhere: bool = False, alone: bool = False) -> Iterator[Diagnostic]:
     if _QUOTES.search("\0".join((p.first, p.von, p.last, p.jr))):
         clean = _QUOTES.sub("", written).strip()
-        yield at(Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {written!r} contains quotes",
+        yield at(Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {quote(written)} contains quotes",
                  f"remove the quotes; a single handle or pseudonym goes in braces: {{{clean}}}")
         return
     if p.first in SUFFIXES and not p.jr:
@@ -183,7 +183,7 @@ def _punctuation(entry: Entry, f: Field, p: Person, written: str, *,
         words = p.last.split()
         family = " ".join(w for w in words if not w.endswith(".")) or p.last
         given = " ".join(w for w in words if w.endswith("."))
-        yield at(Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {written!r} has the suffix "
+        yield at(Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {quote(written)} has the suffix "
                  f"{p.first!r} where the given name goes (BibTeX reads family {p.last!r}, "
                  f"given {p.first!r})",
                  f"write 'Family, Suffix, Given': {family}, {p.first}, {given}" if given else
@@ -194,7 +194,7 @@ def _punctuation(entry: Entry, f: Field, p: Person, written: str, *,
     if run_together and p.last and not p.last.isupper():
         dotted = " ".join(
             " ".join(c + "." for c in w) if w in run_together else w for w in p.first.split())
-        yield at(Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {written!r} has initials run "
+        yield at(Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {quote(written)} has initials run "
                  f"together ({', '.join(run_together)}); BibTeX reads them as one given name",
                  f"write {p.last}, {dotted}")
         return
@@ -209,18 +209,18 @@ def _punctuation(entry: Entry, f: Field, p: Person, written: str, *,
         if alone:
             # "Maureira Fredes, Cristián Danilo" alone has the shape of two people too: advice
             yield replace(at(
-                Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {written!r} may be two people "
+                Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {quote(written)} may be two people "
                 "joined by a comma, or one person with a compound family name (BibTeX reads "
                 f"family {p.last!r}, given {p.first!r})",
                 f"if they are two people, separate them with 'and': {p.last} and {p.first}"),
                 severity=Severity.INFO)
             return
-        yield at(Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {written!r} looks like two "
+        yield at(Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {quote(written)} looks like two "
                  "people joined by a comma (BibTeX reads it as one person: "
                  f"family {p.last!r}, given {p.first!r})",
                  f"separate people with 'and': {p.last} and {p.first}")
     elif re.match(r"^[A-Z][a-z]+-[A-Z][a-z]+$", last_words[0]):
-        yield at(Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {written!r} has a given name "
+        yield at(Code.NAME_PUNCTUATION, entry, f, f"{f.name} name {quote(written)} has a given name "
                  f"before the comma (BibTeX reads family {p.last!r}, given {p.first!r})",
                  f"write 'Family, Given': {last_words[-1]}, {' '.join(last_words[:-1])} "
                  f"(check whether {p.first!r} belongs to this name at all)")
@@ -255,6 +255,6 @@ def variants(bib: Bibliography, spellings: Mapping[str, tuple[Spelling, ...]],
             if written == canonical:
                 continue
             yield at(Code.ORGANISATION_VARIANTS, entry, f,
-                     f"organisation {written!r} is spelled {canonical!r} in {counts[canonical]} "
+                     f"organisation {quote(written)} is spelled {canonical!r} in {counts[canonical]} "
                      f"other entr{'y' if counts[canonical] == 1 else 'ies'} (variants: {others})",
                      f"use one spelling everywhere, e.g. {f.name} = {{{{{canonical}}}}}")

@@ -31,7 +31,14 @@ def show(value: str, limit: int = 80) -> str:
     text = " ".join(value.split()) if "\n" in value else value
     if len(text) > limit:
         text = text[: limit - 1] + "…"
-    return repr(text)
+    return quote(text)
+
+
+def quote(text: str) -> str:
+    """``text`` in quotes for a message, as ``repr`` writes it (control characters and odd
+    spaces escaped: ``'\\xa0'``) but with a backslash as itself: LaTeX as written
+    (``'\\cite{x}'``, not ``'\\\\cite{x}'``)."""
+    return repr(text).replace("\\\\", "\\")
 
 
 def at(code: Code, entry: Entry, field: Field | None, message: str, hint: str) -> Diagnostic:

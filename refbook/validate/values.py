@@ -10,7 +10,7 @@ from refbook import latex
 from refbook.diagnostics import Code
 from refbook.latex import to_text
 from refbook.validate.output import output_changes
-from refbook.validate.report import IGNORE_FIELD, at, show
+from refbook.validate.report import IGNORE_FIELD, at, quote, show
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -147,6 +147,10 @@ INVISIBLE = frozenset(("noopsort", "sortnoop", "SortNoop", "noop", "nocite", "hy
 LEFTOVER = frozenset(("vphantom", "hphantom", "phantom", "strut", "mathstrut", "smash"))
 _LEFTOVER_IN_MATH = re.compile(r"\\(?:" + "|".join(sorted(LEFTOVER)) + r")\b")
 _COMMAND = re.compile(r"\\([A-Za-z]+)\*?\s*(.*)", re.DOTALL)
+# the lengths pandoc reads as an unknown command's argument (refbook.latex: dimen_arg), with
+# glue's plus and minus
+_DIMENSIONS = re.compile(r"(?:\b(?:plus|minus)\s*)?=?-?[0-9]*\.?[0-9]+"
+                         r"(?:pt|pc|in|bp|cm|mm|dd|cc|sp|ex|em|mu|px|fil+)?\b")
 
 
 def _macros(entry: Entry) -> Iterator[Diagnostic]:
@@ -159,12 +163,16 @@ def _macros(entry: Entry) -> Iterator[Diagnostic]:
         gone = []
         for raw in _raws(nodes):
             m = _COMMAND.match(raw)
-            if m is None or m.group(1) in INVISIBLE or (
-                    not re.search(r"\w", m.group(2)) and m.group(1) not in LEFTOVER):
-                continue  # a switch (\\sc) leaves its text: only an argument vanishes
+            if m is None or m.group(1) in INVISIBLE:
+                continue
+            argument = m.group(2) if m.group(1) == "char" else _DIMENSIONS.sub("", m.group(2))
+            if not re.search(r"\w", argument) and m.group(1) not in LEFTOVER:
+                # a switch (\\sc) leaves its text, and a length (\\kern2pt, \\hskip 1em plus
+                # 1fil) is none: only an argument vanishes (\\char22 is a character)
+                continue
             gone.append((m.group(1), raw.strip()))
         if gone:
-            listing = ", ".join(repr(r) for _, r in gone)
+            listing = ", ".join(quote(r) for _, r in gone)
             name = gone[0][0]
             yield at(Code.UNDEFINED_MACRO, entry, f, f"{f.name} uses {listing}, which refbook "
                      f"does not know: {'it is' if len(gone) == 1 else 'they are'} printed as "

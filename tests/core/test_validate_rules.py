@@ -135,7 +135,7 @@ CASES: list[tuple[Code, str, str, str, str]] = [
      "  journal = {J},\n  year = {2020},\n  month = jan,\n}\n"), "month", "'jan'"),
     # \proglang{R} (Journal of Statistical Software's macro): refbook prints it as nothing
     (Code.UNDEFINED_MACRO, _article(title="The \\proglang{R} Package"),
-     _article(title="The \\textsf{R} Package"), "title", "'\\\\proglang{R}'"),
+     _article(title="The \\textsf{R} Package"), "title", "'\\proglang{R}'"),
     (Code.VOLUME_INVALID, _article(volume="Advances in NeurIPS 31"), _article(volume="31"),
      "volume", "Advances"),
 ]
@@ -304,3 +304,24 @@ def test_title_keys_of_values_without_commands_are_those_of_their_latex_reading(
     assert braced > 500  # groups ({B}ayesian, {{NASA}}) take the shortcut too
     # and a value with markup goes through LaTeX: its key drops the command, not its letters
     assert keys.title_key(r"The {\TeX}book: \emph{na\"ive} -- ``quoted''") == "thetexbooknaivequoted"
+
+
+def test_a_length_is_no_text_that_vanishes_but_a_character_is(tmp_path: Path) -> None:
+    """An unknown command's length (\\kern2pt, \\hskip 1em, \\penalty-100) prints nothing and
+    hides nothing; \\char22 hides its character (found in xraylarch's larch.bib)."""
+    spacing = _article(title=r"Four \kern2pt X, \hskip 1em plus 1fil Y and \penalty-100 Z")
+    assert [d.format() for d in _check(tmp_path, spacing) if d.code is Code.UNDEFINED_MACRO] == []
+    char = [d for d in _check(tmp_path, _article(title=r"X-Ray\char22{}Absorption"))
+            if d.code is Code.UNDEFINED_MACRO]
+    assert len(char) == 1
+    assert r"'\char22{}'" in char[0].message  # LaTeX as written, one backslash
+
+
+def test_a_tilde_accent_in_a_name_is_kept_in_the_hint(tmp_path: Path) -> None:
+    """``Qui\\~{n}ones``: the tilde accent is no tie between two words (the hint said
+    "write Qui nones, M. G.")."""
+    found = [d for d in _check(tmp_path, _article(author=r"Qui\~{n}ones, MG"))
+             if d.code is Code.NAME_PUNCTUATION]
+    assert len(found) == 1
+    assert found[0].hint == "write Quiñones, M. G."
+    assert r"'Qui\~{n}ones, MG'" in found[0].message
