@@ -435,7 +435,7 @@ _BLOCK_COMMANDS = frozenset(
         "maketitle", "newpage", "clearpage", "pagebreak",
     }
 )  # fmt: skip
-# commands pandoc swallows with their arguments and that produce nothing at all
+# commands pandoc keeps as raw TeX with their arguments: nothing shows
 _IGNORED = frozenset({"hspace", "vspace", "addvspace"})
 # unknown commands that pandoc keeps raw without any argument (``getRawCommand``): a group
 # after ``\small`` is text, not the command's argument
@@ -1187,10 +1187,13 @@ class _Parser:
             text = label + ("s" if name in _ACRONYM_PLURAL else "")
             return (PSpan("acronym", (PStr(text),)),)
         if name in _IGNORED:
+            # raw TeX in a .bib field (pandoc reads fields with raw_tex): invisible, but a
+            # boundary (D.{\hspace{0.167em}}S. stays one initial pair in a name)
+            start = self.pos
             self.skip_opts()
             while self.is_symbol("{"):
                 self.braced_toks()
-            return ()
+            return (PRaw(raw_head + _untokenize(self.toks[start : self.pos])),)
         if name in _BLOCK_COMMANDS:
             raise _ParseError
         # Unknown: pandoc keeps it as raw TeX (invisible) with what it reads as its arguments

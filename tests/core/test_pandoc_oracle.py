@@ -171,6 +171,8 @@ GROUPS: dict[str, str] = {
 @article{c6, author={A, B}, title={Nine \foo 12abc X title}, journal={J}, year={1909}}
 @article{c7, author={A, B}, title={Ten \Large{Big} \hfill{Tail} Title}, journal={J}, year={1910}}
 @article{c8, author={A, B}, title={Thirteen \foo .5pt X and \foo{a} Y}, journal={J}, year={1913}}
+@misc{c9, author={Jouri D.{\hspace{0.167em}}S. Bommer}, title={a \hspace{1em} b \vspace{2pt} c},
+  year={1914}}
 """,
     # a value of raw TeX alone is there but prints nothing (ADS exports: journal = {\aap}):
     # the article's title keeps its quotes, the series its "vol." (a real thesis's 628 lines)
