@@ -473,8 +473,6 @@ def _prefixed(prefix: str) -> Formatting:
     return Formatting(prefix=prefix)
 
 
-
-
 def _sort_text(inl: Inlines) -> str:
     """The text a sort key compares: math as its TeX source without the dollars (pandoc's
     stringify of a Math inline: ``$16\\times 16$`` sorts as "16\\times 16", not "16 × 16")."""
