@@ -91,4 +91,12 @@ def _node(n: Inline, on_item: Callable[[Span, list[nodes.Node]], list[nodes.Node
         # the class refbook.render.html gives it, which the shared stylesheet styles
         return [nodes.inline("", "", *children, classes=["refbook-csl-left-margin"]),
                 nodes.Text(" ")]
+    if n.role in _DISPLAYS:
+        # CSL display="block" / "indent" / "right-inline": the shared stylesheet's classes
+        return [nodes.inline("", "", *children, classes=[f"refbook-{n.role}"])]
     return children
+
+
+#: the CSL display spans other than the left margin (refbook.render.html writes each as a span
+#: of class refbook-<role>, which refbook.css lays out)
+_DISPLAYS = frozenset(("csl-block", "csl-indent", "csl-right-inline"))

@@ -90,3 +90,19 @@ def test_bad_style_file_names_its_line(project: Project) -> None:
             f"refbook: {project.root / 'bad.csl'}:4: 'style' option: the style file cannot be "
             "used: the macro 'gone' is not defined")):
         cfg.plugins.on_config(cfg)
+
+
+def test_a_display_block_is_a_line_of_its_own(project: Project) -> None:
+    """``display="block"``: the same class as in Sphinx (``refbook-csl-block``), which
+    refbook.css lays out as a block."""
+    csl = style('<text variable="title"/>').replace(
+        '<text variable="title"/></group>',
+        '<text variable="title"/></group><text variable="title" display="block"/>')
+    (project.root / "block.csl").write_text(csl, encoding="utf-8")
+    project.configure({"style": "block.csl"})
+    project.page("index.md", "# Home\n\nSee [@lee2021].\n")
+    project.build()
+    refs = project.html("references/index.html")
+    assert '<span class="refbook-csl-block">' in refs
+    css = project.html("assets/refbook.css")
+    assert ".refbook-bibliography .refbook-csl-block" in css

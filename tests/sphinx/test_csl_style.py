@@ -78,3 +78,18 @@ def test_repository_style_and_locale(copy_root: Callable[[str], Path],
     b = build(src2, "text")
     assert b.warnings == ""
     assert "(in The TeXbook)" in _flat(b, "one")
+
+
+def test_a_display_block_is_a_line_of_its_own(copy_root: Callable[[str], Path],
+                                              build: Callable[..., Built]) -> None:
+    """``display="block"`` (an annotated list's abstract) keeps the class the MkDocs plugin
+    writes too (``refbook-csl-block``, laid out by refbook.css); it was lost in Sphinx."""
+    src = copy_root("roles")
+    csl = style('<text variable="title"/>').replace(
+        '<text variable="title"/></group>',
+        '<text variable="title"/></group><text variable="title" display="block"/>')
+    (src / "block.csl").write_text(csl, encoding="utf-8")
+    _use(src, "refbook_style = 'block.csl'")
+    b = build(src, "html")
+    assert b.warnings == ""
+    assert '<span class="refbook-csl-block">The TeXbook</span>' in b.read("references.html")
