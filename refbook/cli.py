@@ -136,7 +136,10 @@ def _main(argv: Sequence[str] | None) -> int:
         registry = Registry()
         res = registry.resolve(bib, items, style, nocite=["*"])
         sep = "\n" if args.format == "html" else "\n\n"
-        body = [render(entry) for _, entry in res.entries]
+        # an entry's text without the spaces a style's affixes leave at its ends (a layout's
+        # suffix " "; a prefix of an element that printed nothing first), as pandoc prints it
+        body = [render(entry).strip(" ") if args.format != "html" else render(entry)
+                for _, entry in res.entries]
         if args.format == "html":
             body = [f'<div class="csl-entry" id="ref-{_attr(k)}">{b}</div>'
                     for (k, _), b in zip(res.entries, body, strict=True)]

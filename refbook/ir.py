@@ -53,10 +53,27 @@ class Span:
 Inline: TypeAlias = Text | Styled | Link | Span
 Inlines: TypeAlias = tuple[Inline, ...]
 
+def raised_original(children: Inlines) -> str | None:
+    """The superscript characters written in the source (``º``, ``ᴳ``) that a ``sup`` of
+    ``children`` was raised from (``refbook.styles.csl.output.raise_superscripts``: each a
+    ``Span("raised")`` keyed by its character), or ``None`` for any other ``sup``. Plain text
+    and Markdown write the characters themselves (pandoc keeps them: ``2º ed.``), HTML the
+    raised letters in ``<sup>``, as the CSL test suite has it."""
+    if children and all(isinstance(c, Span) and c.role == "raised" for c in children):
+        return "".join(c.key for c in children)  # type: ignore[union-attr]
+    return None
+
+
 #: a variable that is there but prints nothing: a .bib value of raw TeX alone (an ADS export's
 #: ``journal = {\\aap}``), which pandoc keeps as an invisible raw inline; styles test it as
 #: present and print the groups around it
 INVISIBLE: Inlines = (Text(""),)
+
+
+def margin_gap(label: Inlines) -> str:
+    """What renderers write after a CSL left-margin label (``[1]``): one space, none when the
+    label's own suffix ends with one (iso690-numeric-fr's ``1. ``; pandoc prints one)."""
+    return "" if plain(label)[-1:].isspace() else " "
 
 
 def plain(nodes: Inlines) -> str:

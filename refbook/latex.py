@@ -1770,18 +1770,19 @@ def _flush(out: list[ir.Inline], buf: list[str]) -> None:
 def _to_ir(
     nodes: Iterable[PInline], groups_nocase: bool, out: list[ir.Inline], buf: list[str]
 ) -> None:
-    dropped = False  # raw TeX just dropped after a space
+    dropped = False  # something that shows nothing just passed, after a space
     for n in nodes:
         if isinstance(n, PSpace):
-            if not dropped:  # a space on each side of dropped raw TeX prints as one (pandoc)
+            # a space on each side of what shows nothing (raw TeX, \emph{}, {\textbar})
+            # prints as one, as pandoc's writers lay them out
+            if not dropped:
                 buf.append(" ")
             dropped = False
             continue
-        dropped = False
+        after_space = bool(buf) and buf[-1] == " "
+        before = (len(out), len(buf))
         if isinstance(n, PStr):
             buf.append(n.text)
-        elif isinstance(n, PRaw):
-            dropped = bool(buf) and buf[-1] == " "
         elif isinstance(n, PBreak):
             buf.append("\n")
         elif _transparent(n, groups_nocase):
@@ -1791,6 +1792,7 @@ def _to_ir(
             if node is not None:
                 _flush(out, buf)
                 out.append(node)
+        dropped = after_space and (len(out), len(buf)) == before
 
 
 def _transparent(n: PInline, groups_nocase: bool) -> bool:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from docutils import nodes
 
-from refbook.ir import Link, Span, Styled, Text
+from refbook.ir import Link, Span, Styled, Text, margin_gap
 from refbook.render import CLOSE_QUOTES, OPEN_QUOTES, safe_url
 
 if TYPE_CHECKING:
@@ -89,8 +89,9 @@ def _node(n: Inline, on_item: Callable[[Span, list[nodes.Node]], list[nodes.Node
         return on_item(n, children)
     if n.role == "csl-left-margin":
         # the class refbook.render.html gives it, which the shared stylesheet styles
+        gap = margin_gap(n.children)
         return [nodes.inline("", "", *children, classes=["refbook-csl-left-margin"]),
-                nodes.Text(" ")]
+                *([nodes.Text(gap)] if gap else [])]
     if n.role in _DISPLAYS:
         # CSL display="block" / "indent" / "right-inline": the shared stylesheet's classes
         return [nodes.inline("", "", *children, classes=[f"refbook-{n.role}"])]

@@ -101,6 +101,9 @@ _WS_RE = re.compile(_WS)
 _TOP_RE = re.compile(r"%[^\n]*+|@")
 _AT_RE = re.compile(rf"@[ \t]*({_ID})(?:{_WS})([{{(]?)")
 _KEY_RE = re.compile(rf"""{_WS}([^\s,{{}}()=%"#]*+){_WS}""")
+# in an entry written with braces a key may hold parentheses (SpringerLink's
+# `springerlink:10.1007/JHEP11(2010)101`), as BibTeX, pybtex and pandoc read it
+_KEY_IN_BRACES_RE = re.compile(rf"""{_WS}([^\s,{{}}=%"#]*+){_WS}""")
 _NAME_RE = re.compile(_ID)
 _NUMBER_RE = re.compile(r"[0-9]+(?![^\s\"#%'(),={}@])")
 _BRACE_RE = re.compile(r"[{}]")
@@ -809,7 +812,7 @@ class _Parser:
 
     def entry(self, start: int, type_: str, pos: int, close: str) -> int:
         text = self.text
-        m = _KEY_RE.match(text, pos)
+        m = (_KEY_IN_BRACES_RE if close == "}" else _KEY_RE).match(text, pos)
         assert m is not None  # every part of the pattern may match empty
         key = m.group(1)
         key_end = m.end(1)
@@ -834,7 +837,8 @@ class _Parser:
                 raise _SyntaxError(
                     key_end,
                     f"expected `,` after the key `{key}`, found {found}",
-                    "put a comma after the key; keys cannot contain spaces, `{`, `}` or `=`",
+                    "put a comma after the key; keys cannot contain spaces, `{`, `}` or `=`"
+                    + (", nor parentheses in an entry written with `(`" if close == ")" else ""),
                 )
             # a field follows: BibTeX and pybtex read on, and so does refbook (said at the key)
             self.recovered(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from html import escape
 
-from refbook.ir import Inlines, Link, Span, Styled, Text
+from refbook.ir import Inlines, Link, Span, Styled, Text, margin_gap
 from refbook.render import CLOSE_QUOTES, OPEN_QUOTES, safe_url
 from refbook.render.text import one_line, to_line
 
@@ -76,8 +76,10 @@ def _walk(nodes: Inlines, out: list[str], qdepth: int) -> None:
             out.append(f'<a href="{escape(url, quote=True)}">')
             _walk(n.children, out, qdepth)
             out.append("</a>")
-        elif isinstance(n, Span) and n.role == "group":
-            _walk(n.children, out, qdepth)  # a brace group of a field: no element of its own
+        elif isinstance(n, Span) and n.role in ("group", "raised"):
+            # a brace group of a field, a superscript character's letters inside <sup>: no
+            # element of their own
+            _walk(n.children, out, qdepth)
         elif isinstance(n, Span):
             role = escape(n.role, quote=True)
             # a math span's key is its TeX source, no entry key
@@ -86,4 +88,4 @@ def _walk(nodes: Inlines, out: list[str], qdepth: int) -> None:
             _walk(n.children, out, qdepth)
             out.append("</span>")
             if n.role == "csl-left-margin":
-                out.append(" ")
+                out.append(margin_gap(n.children))

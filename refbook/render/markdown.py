@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from refbook.ir import Inline, Inlines, Link, Span, Styled, Text
+from refbook.ir import Inline, Inlines, Link, Span, Styled, Text, margin_gap, raised_original
 from refbook.render import CLOSE_QUOTES, OPEN_QUOTES, safe_url
 
 # Backslash escapes work alike in CommonMark and Python-Markdown for these; "<" and "&" become
@@ -98,6 +98,10 @@ def _walk(nodes: Inlines, out: list[str], qdepth: int) -> None:
                 _walk(n.children, out, qdepth + 1)
                 out.append(CLOSE_QUOTES[qdepth % 2])
                 continue
+            original = raised_original(n.children) if n.kind == "sup" else None
+            if original is not None:
+                out.append(escape_markdown(original))  # 2º as written, as pandoc writes it
+                continue
             parts: list[str] = []
             _walk(n.children, parts, qdepth)
             body = "".join(parts)
@@ -120,4 +124,4 @@ def _walk(nodes: Inlines, out: list[str], qdepth: int) -> None:
         elif isinstance(n, Span):
             _walk(n.children, out, qdepth)
             if n.role == "csl-left-margin":
-                out.append(" ")
+                out.append(margin_gap(n.children))

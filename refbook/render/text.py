@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from refbook.ir import Inlines, Link, Span, Styled, Text
+from refbook.ir import Inlines, Link, Span, Styled, Text, margin_gap, raised_original
 from refbook.render import CLOSE_QUOTES, OPEN_QUOTES
 
 #: CSL display values that put their text on a line of its own
@@ -56,6 +56,9 @@ _SUBSCRIPTS = dict(zip("0123456789+-\u2212=()", "₀₁₂₃₄₅₆₇₈₉�
 
 
 def _script(children: Inlines, kind: str, qdepth: int) -> str:
+    original = raised_original(children) if kind == "sup" else None
+    if original is not None:
+        return original  # 2º, DDᴳ as written (pandoc's plain output)
     inner: list[str] = []
     _walk(children, inner, qdepth)
     text = "".join(inner)
@@ -86,6 +89,6 @@ def _walk(nodes: Inlines, out: list[str], qdepth: int) -> None:
             out.append(_BLOCK_BREAK)
         elif isinstance(n, Span) and n.role == "csl-left-margin":
             _walk(n.children, out, qdepth)
-            out.append(" ")
+            out.append(margin_gap(n.children))
         elif isinstance(n, (Styled, Link, Span)):
             _walk(n.children, out, qdepth)

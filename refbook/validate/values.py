@@ -67,12 +67,13 @@ def _pages(entry: Entry, config: Config) -> Iterator[Diagnostic]:
         r = RANGE.match(part)
         if r and _number(r.group(2)) < _number(r.group(1)):
             a, b = r.group(1), r.group(2)
-            guess = a[: len(a) - len(b)] + b if len(b) < len(a) else ""
-            hint = (f"write the full last page: {a}--{guess}"
-                    if guess and _number(guess) >= _number(a)
-                    else "check the page range; the first page comes first")
+            if len(b) < len(a) and _number(a[: len(a) - len(b)] + b) > _number(a):
+                # an abbreviated range (1139--43, as PubMed writes them) is 1139 to 1143:
+                # styles that print ranges in full complete it (APA: 1139–1143), others keep
+                # it as written (pandoc alike); it ends after it starts
+                continue
             yield at(Code.PAGES_REVERSED, entry, f, f"pages {show(part.strip())} ends before it "
-                     "starts", hint)
+                     "starts", "check the page range; the first page comes first")
 
 
 def _number(digits: str) -> tuple[int, str]:

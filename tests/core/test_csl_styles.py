@@ -474,7 +474,7 @@ def test_a_styles_query_of_one_word_repeated_is_that_word(
 # Real styles of the repository whose fixes came from real-world trials on biblatex's examples:
 # a French style (biblatex keys in French, apostrophes in its own terms, an abstract on a line of
 # its own: display="block") and one testing type="thesis manuscript" under match="all".
-TRIAL_STYLES = ("iso690-author-date-fr", "american-sociological-association")
+TRIAL_STYLES = ("iso690-author-date-fr", "american-sociological-association", "iso690-numeric-fr")
 
 
 @pytest.mark.parametrize("name", TRIAL_STYLES)
@@ -545,3 +545,27 @@ def test_punctuation_after_a_title_ending_in_punctuation_is_dropped(
         mine = ours(capsys, bib, name)
         assert mine == pandoc_text(pandoc, bib, folder / f"{name}.csl")
         assert not any(".,”" in p or ":,”" in p or "?,”" in p for p in mine)
+
+
+def test_superscript_characters_print_as_written_in_text(tmp_path: Path, pandoc: str,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """A superscript character (the pt-BR locale's ordinal º, a title's ᴳ) is raised in HTML,
+    as the CSL test suite has it, and printed as written in plain text, as pandoc prints it
+    (it was ``2^(o) ed.``, on a real Brazilian thesis's file)."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text(r"""
+@book{k, author={Koide, Kelly}, title={T}, publisher={P}, year={2020}, edition={2}}
+@article{c, author={Cuesta, J}, title={The {{DDᴳ}}-Classifier}, journal={TEST}, year={2017}}
+""", encoding="utf-8")
+    folder = styles_dir()
+    assert folder is not None
+    mine = ours(capsys, bib, "apa", "--locale", "pt-BR")
+    theirs = paragraphs(pandoc_render(pandoc, "---\nnocite: '@*'\nlang: pt-BR\n---\n", bib,
+                                      csl=folder / "apa.csl"))
+    assert mine == theirs
+    assert any("(2º ed.)" in p for p in mine)
+    assert main(["render", str(bib), "--style", "apa", "--locale", "pt-BR", "--format",
+                 "html"]) == 0
+    html = capsys.readouterr().out
+    assert "(2<sup>o</sup> ed.)" in html
+    assert "DD<sup>G</sup>" in html

@@ -185,6 +185,14 @@ GROUPS: dict[str, str] = {
   volume=7014, year=2008, pages={701418}}
 @ARTICLE{E, author={E, E}, title={Braced raw}, journal={{\mnras}}, year=2015, volume=7}
 """,
+    # more of the real files' entries (round 3: French, Spanish and Portuguese theses): a key
+    # with parentheses (SpringerLink's), spaces around what prints nothing
+    "keys and spaces": r"""
+@article {springerlink:10.1007/JHEP11(2010)101,
+  author = {Ellis, S.}, title = {Jet shapes}, journal = {JHEP}, year = {2010}}
+@misc{t1, author={A, B}, title={Convertisseur franc-euro {\textbar} {Insee}}, year={2020}}
+@misc{t3, author={A, D}, title={Emph \emph{} end}, year={2003}}
+""",
     "undefined macros": r"""
 @inproceedings{m1, author={Doe, J.}, title={Test}, booktitle=IEEE_J_PROC, year={2016}}
 @article{m2, author={Doe, K.}, title={Test}, journal=JACM # { Letters}, year={2016}}

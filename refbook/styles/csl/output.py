@@ -722,7 +722,8 @@ def raise_superscripts(inl: Inlines) -> Inlines:
                     if run:
                         out.append(Text("".join(run)))
                         run = []
-                    out.append(Styled("sup", (Text(raised),)))
+                    # the character kept beside its letters (refbook.ir.raised_original)
+                    out.append(Styled("sup", (Span("raised", (Text(raised),), c),)))
                 else:
                     run.append(c)
             if run:
