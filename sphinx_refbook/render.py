@@ -93,11 +93,11 @@ def _node(n: Inline, on_item: Callable[[Span, list[nodes.Node]], list[nodes.Node
         return [nodes.inline("", "", *children, classes=["refbook-csl-left-margin"]),
                 *([nodes.Text(gap)] if gap else [])]
     if n.role in _DISPLAYS:
-        # CSL display="block" / "indent" / "right-inline": the shared stylesheet's classes
+        # CSL display="block" / "indent": the shared stylesheet's classes
         return [nodes.inline("", "", *children, classes=[f"refbook-{n.role}"])]
     return children
 
 
-#: the CSL display spans other than the left margin (refbook.render.html writes each as a span
-#: of class refbook-<role>, which refbook.css lays out)
-_DISPLAYS = frozenset(("csl-block", "csl-indent", "csl-right-inline"))
+#: the CSL display spans refbook.css lays out as blocks (refbook.render.html writes every span
+#: as one of class refbook-<role>; the right-inline part beside a left margin needs none)
+_DISPLAYS = frozenset(("csl-block", "csl-indent"))
