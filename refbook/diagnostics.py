@@ -92,7 +92,7 @@ class Code(Enum):
     TITLE_NBSP = ("title-nbsp", Severity.INFO, 'The title holds a non-breaking space (~ or U+00A0) pasted from a typeset source; it prevents line breaks in the reference list.', "titles")
     # values
     PAGES_DASH = ("pages-dash", Severity.WARNING, "A page range uses a character the style prints as written (a Unicode hyphen, a non-breaking hyphen) where '--' gives an en dash; reported only when the style's output changes. Fixable.", "values")
-    PAGES_REVERSED = ("pages-reversed", Severity.WARNING, 'A page range ends before it starts.', "values")
+    PAGES_REVERSED = ("pages-reversed", Severity.WARNING, 'A page range ends before it starts (an abbreviated range such as 1139--43, 1139 to 1143, is not reversed).', "values")
     MONTH_INVALID = ("month-invalid", Severity.WARNING, 'The month is not a month (a number 1-12, an English month name, or a month macro); styles print no month for it.', "values")
     MONTH_BRACED = ("month-braced", Severity.WARNING, "The month is a three-letter macro name inside an extra pair of braces, so the style prints 'jan' instead of the month name; reported only when the style's output changes. Fixable.", "values")
     UNDEFINED_MACRO = ("undefined-macro", Severity.WARNING, "A field uses a LaTeX command that refbook does not know (\\proglang{R}, \\vphantom); it is printed as nothing, so its text vanishes from the output.", "values")
