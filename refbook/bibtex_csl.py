@@ -528,6 +528,7 @@ def _resolve_keys(nodes: PInlines, strings: Mapping[str, str]) -> PInlines:
     )
 
 
+@lru_cache(maxsize=1)
 def _language_strings_data() -> dict[str, dict[str, str]]:
     """language → key → long form (LaTeX) of ``styles/data/biblatex-strings.txt``."""
     from refbook.styles import DATA

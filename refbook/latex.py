@@ -435,8 +435,6 @@ _BLOCK_COMMANDS = frozenset(
         "maketitle", "newpage", "clearpage", "pagebreak",
     }
 )  # fmt: skip
-# commands pandoc keeps as raw TeX with their arguments: nothing shows
-_IGNORED = frozenset({"hspace", "vspace", "addvspace"})
 # unknown commands that pandoc keeps raw without any argument (``getRawCommand``): a group
 # after ``\small`` is text, not the command's argument
 _RAW_NO_ARGS = frozenset({
@@ -446,7 +444,7 @@ _RAW_NO_ARGS = frozenset({
 # unknown commands whose argument is glue: a dimension, then ``plus``/``minus`` dimensions
 _RAW_GLUE = frozenset({"hskip", "vskip", "mskip"})
 # the units of a dimension argument (pandoc's ``dimenarg``; "" for a bare number: ``\char22``)
-_DIMEN_UNITS = frozenset({"", "pt", "pc", "in", "bp", "cm", "mm", "dd", "cc", "sp", "ex", "em",
+DIMEN_UNITS = frozenset({"", "pt", "pc", "in", "bp", "cm", "mm", "dd", "cc", "sp", "ex", "em",
                           "mu", "px"})
 _DIMEN_NUMBER = re.compile(r"[0-9.]*")
 _ACRONYM = frozenset(
@@ -1186,18 +1184,12 @@ class _Parser:
             label = _untokenize(self.braced_toks())
             text = label + ("s" if name in _ACRONYM_PLURAL else "")
             return (PSpan("acronym", (PStr(text),)),)
-        if name in _IGNORED:
-            # raw TeX in a .bib field (pandoc reads fields with raw_tex): invisible, but a
-            # boundary (D.{\hspace{0.167em}}S. stays one initial pair in a name)
-            start = self.pos
-            self.skip_opts()
-            while self.is_symbol("{"):
-                self.braced_toks()
-            return (PRaw(raw_head + _untokenize(self.toks[start : self.pos])),)
         if name in _BLOCK_COMMANDS:
             raise _ParseError
-        # Unknown: pandoc keeps it as raw TeX (invisible) with what it reads as its arguments
-        # (getRawCommand): options, a dimension or number (``\kern2pt``, ``\char22``), groups
+        # Unknown (and \hspace, \vspace): pandoc keeps it as raw TeX (invisible, but a boundary:
+        # D.{\hspace{0.167em}}S. stays one initial pair in a name) with what it reads as its
+        # arguments (getRawCommand): options, a dimension or number (``\kern2pt``,
+        # ``\char22``), groups
         start = self.pos
         if name in _RAW_GLUE:
             if self.dimen_arg():
@@ -1236,7 +1228,7 @@ class _Parser:
             number += "." + self._word()
         digits = _DIMEN_NUMBER.match(number)
         assert digits is not None
-        if not digits.group() or number[digits.end():] not in _DIMEN_UNITS:
+        if not digits.group() or number[digits.end():] not in DIMEN_UNITS:
             self.pos = save
             return False
         return True

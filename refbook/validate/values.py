@@ -150,8 +150,8 @@ _LEFTOVER_IN_MATH = re.compile(r"\\(?:" + "|".join(sorted(LEFTOVER)) + r")\b")
 _COMMAND = re.compile(r"\\([A-Za-z]+)\*?\s*(.*)", re.DOTALL)
 # the lengths pandoc reads as an unknown command's argument (refbook.latex: dimen_arg), with
 # glue's plus and minus
-_DIMENSIONS = re.compile(r"(?:\b(?:plus|minus)\s*)?=?-?[0-9]*\.?[0-9]+"
-                         r"(?:pt|pc|in|bp|cm|mm|dd|cc|sp|ex|em|mu|px|fil+)?\b")
+_DIMENSIONS = re.compile(r"(?:\b(?:plus|minus)\s*)?=?-?[0-9]*\.?[0-9]+(?:"
+                         + "|".join(sorted(u for u in latex.DIMEN_UNITS if u)) + r"|fil+)?\b")
 
 
 def _macros(entry: Entry) -> Iterator[Diagnostic]:

@@ -488,6 +488,7 @@ def _sort_text(inl: Inlines) -> str:
             parts.append(_sort_text(n.children))
     return "".join(parts)
 
+
 def _own_text(v: str) -> Out:
     """A style's own text (``<text value>``, a term): HTML-like markup (``<b>…</b>``) and
     quotes and apostrophes read as in field values (jgm/citeproc parses both the same way)."""
@@ -500,6 +501,7 @@ def _own_text(v: str) -> Out:
 
         return Lit(smart_quotes((Text(v),)))
     return lit(v)
+
 
 class Evaluator:
     """Evaluates layouts for items of one style. One instance per processor run."""

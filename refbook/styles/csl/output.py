@@ -666,12 +666,9 @@ def _into_quotes(n: Inline, punct: str) -> Inline:
         return _rebuild(n, (*n.children[:-1], _into_quotes(last, punct)))
     # the quotes' own text: a period or comma after its own punctuation is dropped (“… Your
     # Sentence?” arXiv; “Libratus: … Poker.” in IJCAI, not “….,”), pandoc's endWithPunct
-    if stringify(n.children)[-1:] in _END_PUNCT:
+    if _ends_with_punct(n.children):
         return n
     return _rebuild(n, concat([n.children, (Text(punct),)]))
-
-
-_END_PUNCT = frozenset(".,;:!?")
 
 
 #: modifier letters and Arabic small letters with no <super> decomposition that are
