@@ -103,7 +103,14 @@ def main() -> None:
             continue
         csl = folder / f"{name}.csl"
         t0 = time.perf_counter()
-        theirs = pandoc_entries(pandoc, args.bib, csl)
+        try:
+            theirs = pandoc_entries(pandoc, args.bib, csl)
+        except subprocess.CalledProcessError as exc:
+            # pandoc stops at the first entry it cannot read (a field named "//pages", an
+            # unclosed quote) where refbook reports it and goes on: nothing to compare with
+            why = " ".join((exc.stderr or "").split())
+            print(f"{label:30} {'pandoc failed':>12}  {why or exc}"[:160])
+            continue
         t1 = time.perf_counter()
         try:
             ours = refbook_entries(args.bib, csl)

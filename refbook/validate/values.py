@@ -10,7 +10,7 @@ from refbook import latex
 from refbook.diagnostics import Code
 from refbook.latex import to_text
 from refbook.validate.output import output_changes
-from refbook.validate.report import IGNORE_FIELD, at, quote, show
+from refbook.validate.report import IGNORE_FIELD, at, show
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -173,7 +173,11 @@ def _macros(entry: Entry) -> Iterator[Diagnostic]:
                 continue
             gone.append((m.group(1), raw.strip()))
         if gone:
-            listing = ", ".join(quote(r) for _, r in gone)
+            # each command shortened, and at most five of them named (a generated file may
+            # hold thousands in one value)
+            listing = ", ".join(show(r, 60) for _, r in gone[:5])
+            if len(gone) > 5:
+                listing += f" and {len(gone) - 5} more"
             name = gone[0][0]
             yield at(Code.UNDEFINED_MACRO, entry, f, f"{f.name} uses {listing}, which refbook "
                      f"does not know: {'it is' if len(gone) == 1 else 'they are'} printed as "

@@ -318,6 +318,26 @@ def test_a_length_is_no_text_that_vanishes_but_a_character_is(tmp_path: Path) ->
     assert r"'\char22{}'" in char[0].message  # LaTeX as written, one backslash
 
 
+def test_unknown_commands_are_named_short_and_at_most_five(tmp_path: Path) -> None:
+    """A value with thousands of unknown commands, or one with a huge argument, gives a
+    message of bounded length: five commands named, each shortened, and the count of the
+    others (it quoted every command whole: a 50,000-digit \\char was 50,000 characters)."""
+    many = " ".join(rf"\foo{{w{i}}}" for i in range(2000))
+    found = [d for d in _check(tmp_path, _article(title=many)) if d.code is Code.UNDEFINED_MACRO]
+    assert len(found) == 1
+    message = found[0].message
+    assert r"'\foo{w0}'" in message
+    assert r"'\foo{w4}'" in message
+    assert r"\foo{w5}" not in message
+    assert "and 1995 more" in message
+    assert len(message) < 400
+    huge = [d for d in _check(tmp_path, _article(title=r"X\char" + "1" * 50_000 + "{} Y"))
+            if d.code is Code.UNDEFINED_MACRO]
+    assert len(huge) == 1
+    assert len(huge[0].message) < 300
+    assert "…" in huge[0].message
+
+
 def test_a_tilde_accent_in_a_name_is_kept_in_the_hint(tmp_path: Path) -> None:
     """``Qui\\~{n}ones``: the tilde accent is no tie between two words (the hint said
     "write Qui nones, M. G.")."""
