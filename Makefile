@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup lint typecheck test test-sphinx-matrix example bench screenshots ci clean
+.PHONY: setup accel lint typecheck test test-sphinx-matrix example bench screenshots ci clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,9 +43,26 @@ CITEPROC_JS := $(VENV)/node/node_modules/citeproc/package.json
 $(CITEPROC_JS): tests/fetch_citeproc_js.py | $(STAMP)
 	$(BIN)/python tests/fetch_citeproc_js.py --into $(VENV)/node
 
-# pytest's exit code 5 (no test collected) counts as a failure.
-test: $(STAMP) $(CSL_SUITE) $(CITEPROC_JS)
+# The compiled engine (refbook/accel.py): the engine's modules compiled by mypyc into
+# refbook/_compiled/, rebuilt when any of refbook's sources changes (a stale build is never
+# used). Needs a C compiler and the Python headers; without them refbook stays plain Python
+# (the same output, slower), unless CI=true (then the build must succeed).
+ACCEL := refbook/_compiled/manifest.txt
+ACCEL_SOURCES := $(shell find refbook -name '*.py' -not -path '*/_compiled/*')
+$(ACCEL): $(ACCEL_SOURCES) | $(STAMP)
+	$(BIN)/refbook compile $(if $(filter true,$(CI)),--require)
+
+accel: $(ACCEL)
+
+# Every test with the compiled engine (when built), then the core's tests again as plain Python
+# (REFBOOK_PURE=1: what an install without a C compiler runs). pytest's exit code 5 (no test
+# collected) counts as a failure.
+test: $(STAMP) $(CSL_SUITE) $(CITEPROC_JS) $(ACCEL)
 	@$(BIN)/python -m pytest -q; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; \
+	if [ $$rc -ne 0 ]; then exit $$rc; fi; \
+	echo "the core's tests as plain Python (REFBOOK_PURE=1):"; \
+	REFBOOK_PURE=1 $(BIN)/python -m pytest -q tests/core; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
 # The Sphinx extension's tests on every older supported Sphinx line (7.4, 8.2), and a Jupyter
@@ -70,7 +87,7 @@ example: $(STAMP)
 # BENCH_ENTRIES="300 20000" make bench adds the 20,000-entry rows (several minutes).
 # BENCH_REAL=1 make bench: the host benchmarks on a .bib of real entries (benchmarks/realbib.py).
 BENCH_ENTRIES ?= 300
-bench: $(STAMP)
+bench: $(STAMP) $(ACCEL)
 	$(BIN)/python benchmarks/parse_speed.py
 	$(BIN)/python benchmarks/mkdocs_bench.py --entries $(BENCH_ENTRIES) $(if $(BENCH_REAL),--real)
 	$(BIN)/python benchmarks/sphinx_bench.py --entries $(BENCH_ENTRIES) $(if $(BENCH_REAL),--real)
@@ -85,4 +102,4 @@ screenshots: $(STAMP)
 ci: test test-sphinx-matrix
 
 clean:
-	rm -rf $(VENV) .venv-matrix example_book/_build example_book/.cache .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-matrix example_book/_build example_book/.cache .pytest_cache .mypy_cache .ruff_cache refbook/_compiled

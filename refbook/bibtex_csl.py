@@ -727,8 +727,8 @@ def entry_to_item(
         people = ctx.names(fname, useprefix=useprefix)
         if people is not None:
             names[var] = people
-    editor = ctx.names("editor", useprefix=useprefix)
-    director = ctx.names("director", useprefix=useprefix)
+    editor: tuple[csl.Name, ...] | None = ctx.names("editor", useprefix=useprefix)
+    director: tuple[csl.Name, ...] | None = ctx.names("director", useprefix=useprefix)
     if editortype == "director":
         editor, director = None, editor
     if editor is not None:

@@ -44,7 +44,10 @@ RENDERERS: dict[str, Callable[[Inlines], str]] = {
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="refbook", description="References for technical books.")
-    p.add_argument("--version", action="version", version=f"refbook {__version__}")
+    from refbook import accel
+
+    p.add_argument("--version", action="version",
+                   version=f"refbook {__version__}; {accel.status()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     styles = sorted(available_styles())
 
@@ -70,6 +73,15 @@ def _parser() -> argparse.ArgumentParser:
     from refbook.validate.command import add_check_parser
 
     add_check_parser(sub)
+    comp = sub.add_parser(
+        "compile", help="build the compiled engine (mypyc; about a minute)",
+        description="Compile refbook's style engine and LaTeX reader with mypyc into the "
+                    "package's _compiled/ folder: the same code, about 1.7x faster. Needs "
+                    "refbook[accel] (mypy, setuptools) and a C compiler with the Python "
+                    "headers; without them refbook stays plain Python. Used only while it "
+                    "matches refbook's sources (refbook --version says whether it is).")
+    comp.add_argument("--require", action="store_true",
+                      help="exit 1 when it cannot be built (default: say why, exit 0)")
     return p
 
 
@@ -116,6 +128,10 @@ def _main(argv: Sequence[str] | None) -> int:
         return run_check(args, parser)
     if args.command == "styles":
         return _styles(" ".join(args.query))
+    if args.command == "compile":
+        from refbook.accel_build import build
+
+        return build(args.require)
     try:
         style = get_style(args.style, locale=args.locale)
     except UnknownStyleError as exc:

@@ -160,13 +160,19 @@ def save_memo(memo: Mapping[K, V], path: Path, *, changed: bool | None = None,
 
 @lru_cache(maxsize=1)
 def code_stamp() -> str:
-    """A short digest of refbook's own source files (names, sizes, modification times).
+    """A short digest of refbook's own source files (names, sizes, modification times), and of
+    whether the compiled engine is in use.
 
     Memo file names carry it with the version: results that a changed rule or style engine
     would compute differently (an editable install, a development checkout) are not reused.
     """
     root = Path(__file__).parent
     h = hashlib.blake2b(digest_size=6)
+    # the compiled engine's objects (refbook.accel) may pickle otherwise than plain Python's:
+    # each keeps its own memo files
+    from refbook import accel
+
+    h.update(b"compiled\n" if accel.active() else b"python\n")
     for path in sorted(root.rglob("*")):
         if path.suffix in (".py", ".csl", ".xml") and path.is_file():
             st = path.stat()

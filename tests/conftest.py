@@ -72,6 +72,23 @@ SEED = SHARED / "seed"
 TESTDATA = SHARED / "testdata"
 
 
+def _compiled() -> bool:
+    from refbook import accel
+
+    return accel.active()
+
+
+#: A test that counts the engine's work by patching its Python functions, methods or classes
+#: (``monkeypatch.setattr(Evaluator, "layout", counting)``). The compiled engine
+#: (``refbook.accel``, the same source compiled by mypyc) calls those in C, where a patch is not
+#: seen, so the count would read zero. ``make test`` runs ``tests/core`` a second time as plain
+#: Python (``REFBOOK_PURE=1``): that run counts, with the same code. Where the compiled engine
+#: is in use the test is skipped, and says why.
+counts_python_calls = pytest.mark.skipif(
+    _compiled(), reason="counts calls by patching the engine's Python code, which the compiled "
+    "engine calls in C; counted in make test's plain-Python run (REFBOOK_PURE=1)")
+
+
 @pytest.fixture(scope="session")
 def pandoc() -> str:
     import pypandoc

@@ -225,38 +225,32 @@ def _evaluate(style: str, item: Item, reads: _Reads) -> bool:
     return True
 
 
-def _deferred(out: Out) -> Inlines:
-    """A processor's last step, put off (:func:`_layouts_kept`)."""
-    return ()
-
-
 @contextmanager
 def _layouts_kept(processor: Processor, reads: _Reads) -> Iterator[None]:
     """While inside, make ``processor`` keep, in ``reads``, each layout it evaluates with the
     reads made while evaluating it; and its step from a layout to inlines, which it no longer
     runs itself (its bibliography's inlines are then empty: the text is ``reads.text()``).
 
-    On the way out the evaluator's own layout is back: the wrapper holds ``reads``, which
+    On the way out the evaluator's watch is gone: the watch holds ``reads``, which
     holds the processor (``finish``), a cycle per render that validation (the collector
     paused) kept to its end — 5,570 renders' processors, layouts and logs, ~35 MB in each
     worker of a 20,000-entry check."""
     evaluator = processor.ev
-    evaluate = evaluator.layout
 
-    def layout(*args: Any, **kwargs: Any) -> Out:
+    def layout(evaluate: Callable[..., Out], *args: Any, **kwargs: Any) -> Out:
         before = dict(reads.counts)
         out = evaluate(*args, **kwargs)
         reads.layouts.append((out, {k: n - before.get(k, 0) for k, n in reads.counts.items()
                                     if n != before.get(k, 0)}))
         return out
 
-    evaluator.layout = layout  # type: ignore[method-assign]
-    reads.finish = processor._finish
-    processor._finish = _deferred  # type: ignore[method-assign]
+    evaluator.layout_watch = layout
+    reads.finish = processor.finish
+    processor.finish_deferred = True
     try:
         yield
     finally:
-        del evaluator.layout
+        evaluator.layout_watch = None
 
 
 def _changed(before: Item, after: Item) -> list[str] | None:

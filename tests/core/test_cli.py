@@ -18,7 +18,8 @@ def test_version() -> None:
     r = subprocess.run([sys.executable, "-m", "refbook.cli", "--version"], capture_output=True,
                        text=True, check=False)
     assert r.returncode == 0
-    assert r.stdout.strip() == f"refbook {__version__}"
+    # and whether the compiled engine is in use (refbook.accel)
+    assert r.stdout.startswith(f"refbook {__version__}; compiled engine: ")
 
 
 def test_render_formats(capsys: pytest.CaptureFixture[str]) -> None:

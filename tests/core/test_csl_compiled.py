@@ -18,6 +18,7 @@ from refbook.styles.csl import compiled
 from refbook.styles.csl.engine import Evaluator
 from refbook.styles.csl.processor import Processor
 from refbook.styles.csl.style import load_style
+from tests.conftest import counts_python_calls
 from tests.core.test_csl_conformance import style
 
 
@@ -39,6 +40,7 @@ _CHOOSING = ('<macro name="author"><names variable="author"/></macro>'
              '</layout></bibliography>')
 
 
+@counts_python_calls
 def test_each_element_list_is_compiled_once_and_branches_decided_once(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     compiled_lists: list[int] = []

@@ -14,6 +14,7 @@ from refbook.render.text import to_text
 from refbook.styles import get_style
 from refbook.styles.csl.engine import Evaluator
 from refbook.styles.csl.processor import CiteItem
+from tests.conftest import counts_python_calls
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -59,6 +60,7 @@ def test_entries_differing_only_in_key_sort_as_equal_without_sort_keys(
     assert calls == []
 
 
+@counts_python_calls
 def test_entries_differing_only_in_key_share_the_basic_render(
         monkeypatch: pytest.MonkeyPatch) -> None:
     calls = _counting(monkeypatch, "layout")
@@ -147,6 +149,7 @@ def test_title_chunks_match_their_definition() -> None:
     assert [t for t in texts if split_chunks(t) != _chunks_by_definition(t)] == []
 
 
+@counts_python_calls
 def test_global_given_name_rule_and_ambiguity_passes_share_one_citation_render(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # APA's givenname-disambiguation-rule (primary-name-with-initials) reads every item's
@@ -303,6 +306,7 @@ def test_resolving_a_book_and_loading_a_memo_file_set_off_no_garbage_collection(
     assert gc.isenabled()
 
 
+@counts_python_calls
 def test_a_plain_cite_is_its_basic_render_and_others_evaluate_their_own(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # disambiguation evaluated every item's basic cite (first position, no locator): a plain
@@ -321,6 +325,7 @@ def test_a_plain_cite_is_its_basic_render_and_others_evaluate_their_own(
     assert sorted(calls) == ["pa", "pa", "pb"]
 
 
+@counts_python_calls
 def test_a_later_cite_in_a_note_style_is_evaluated_in_its_position(
         monkeypatch: pytest.MonkeyPatch) -> None:
     calls = _counting(monkeypatch, "layout")
@@ -334,6 +339,7 @@ def test_a_later_cite_in_a_note_style_is_evaluated_in_its_position(
     assert later == "Notecitefirst, Six."
 
 
+@counts_python_calls
 def test_a_plain_group_around_one_formatted_output_adds_no_node() -> None:
     from refbook.styles.csl.compiled import _group
     from refbook.styles.csl.output import NO_FORMAT, Fmt, Formatting, lit
@@ -492,6 +498,7 @@ def test_a_new_process_sorts_with_the_collation_keys_of_the_memo(
     assert collated
 
 
+@counts_python_calls
 def test_a_name_list_formats_only_the_names_it_shows(monkeypatch: pytest.MonkeyPatch) -> None:
     # Chicago's citation shows the first of four or more authors ("Manyauthorsa et al. 2009"),
     # its bibliography (CMOS 18) the first three of more than six and then "et al.": the names
@@ -521,6 +528,7 @@ def test_a_name_list_formats_only_the_names_it_shows(monkeypatch: pytest.MonkeyP
     assert formatted == ["Manyauthorsa", "Manyauthorsb", "Manyauthorsc"]
 
 
+@counts_python_calls
 def test_a_node_around_one_formatted_node_is_not_joined_again(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Rendering a node whose one child is a formatted node takes the child's rendering (already

@@ -27,6 +27,7 @@ from refbook.names import _is_capitalized, parse_names, parse_names_pandoc
 from refbook.readers import csl_json
 from refbook.readers.bibtex import MAX_VALUE_CHARS, ParseResult, _Closers, parse_bibtex
 from tests import growth
+from tests.conftest import counts_python_calls
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -244,6 +245,7 @@ def count_calls(monkeypatch: pytest.MonkeyPatch, name: str) -> list[int]:
     return calls
 
 
+@counts_python_calls
 def test_nested_groups_are_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # every level of "{{{…a}b}b}b" was read twice: 2^depth steps, 70 bytes took 20 s
     calls = count_calls(monkeypatch, "inline")
@@ -257,6 +259,7 @@ def test_nested_groups_are_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     assert latex.to_text("{" * 40 + "a" + "}b" * 40) == "a" + "b" * 40
 
 
+@counts_python_calls
 def test_command_options_are_scanned_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # every unknown command looks for [options]; an unclosed "[" was scanned to the end each time
     calls = count_calls(monkeypatch, "peek")
@@ -294,6 +297,7 @@ def test_words_read_as_arguments_need_no_token_edits(monkeypatch: pytest.MonkeyP
     assert latex.to_text("\\'ab \\RN 12") == "áb XII"
 
 
+@counts_python_calls
 def test_merged_words_and_formatting_are_built_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # adjacent words and like formatting merge; rebuilding the merged node per addition copied
     # it whole each time (``a\\&a\\&…``, ``\\emph{a}\\emph{a}…``)
@@ -457,6 +461,7 @@ def test_concat_with_merges_as_before(parts: list[tuple[PInline, ...]]) -> None:
     assert bibtex_csl._concat_with(";", parts) == old_concat_with(";", parts)
 
 
+@counts_python_calls
 def test_long_place_lists_are_joined_in_linear_time(monkeypatch: pytest.MonkeyPatch) -> None:
     merged = [0]
     real = latex.merge

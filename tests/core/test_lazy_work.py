@@ -20,6 +20,7 @@ from refbook.styles import get_style
 from refbook.styles.csl import uca
 from refbook.styles.csl.engine import Evaluator
 from refbook.styles.csl.uca import LazyCollator
+from tests.conftest import counts_python_calls
 
 TESTDATA = Path("/work/shared/testdata")
 
@@ -106,6 +107,7 @@ def _item(key: str, family: str, year: int, title: str) -> Item:
                 dates=(("issued", Date(start=DatePart(year))),))
 
 
+@counts_python_calls
 def test_sort_keys_are_computed_only_as_far_as_comparisons_need(
         monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
@@ -183,6 +185,7 @@ def _counting_layouts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
+@counts_python_calls
 def test_one_new_citation_formats_one_entry_in_an_unnumbered_style(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # chicago-author-date never prints or tests citation-number: a new item that sorts first
@@ -200,6 +203,7 @@ def test_one_new_citation_formats_one_entry_in_an_unnumbered_style(
     assert after[1:] == before
 
 
+@counts_python_calls
 def test_a_numbered_style_formats_renumbered_entries_again(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # the numeric style prints the number: a renumbered entry is a different entry

@@ -26,6 +26,7 @@ from refbook.render.text import to_text
 from refbook.styles import get_style
 from refbook.syntax import find_citations
 from refbook.validate import check_bibliography
+from tests.conftest import counts_python_calls
 from tests.core.test_registry import ITEMS
 
 BIB = """@string{pub = {Addison-Wesley}}
@@ -654,6 +655,7 @@ print(len(layouts), len(res.entries))
 """
 
 
+@counts_python_calls
 def test_a_new_process_reuses_the_formatting_memo_file(tmp_path: Path, bib_file: Path) -> None:
     """The style's formatting memo written by one build process serves the next one, whose
     string hashes differ (another ``PYTHONHASHSEED``, as two real processes have): its memo keys

@@ -17,9 +17,10 @@ from refbook.readers import read_bibliography
 from refbook.styles import get_style
 from refbook.styles.csl.style import Node, Style, load_style
 from refbook.validate import output, validate
-from tests.conftest import SEED, TESTDATA
+from tests.conftest import SEED, TESTDATA, counts_python_calls
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 FILES = [SEED / "references.raw.bib", TESTDATA / "biblatex" / "biblatex-examples.bib"]
@@ -151,6 +152,7 @@ def _citation_layouts(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     return calls
 
 
+@counts_python_calls
 def test_a_lone_item_renders_no_citation_to_tell_it_apart(monkeypatch: pytest.MonkeyPatch) -> None:
     """The output rules render one entry at a time: disambiguating it against nothing rendered
     its citation for nothing (one render in three)."""
@@ -216,25 +218,16 @@ def test_a_processor_leaves_no_cycle_for_the_paused_collector(name: str) -> None
     entries = list(read_bibliography([str(SEED / "references.bib")]))[:60]
     items = [entry_to_item(e) for e in entries]
     style.processor(items[:1], memo={}).bibliography()  # the style read (once per process)
-    gc.collect()
-    was = gc.isenabled()
-    gc.disable()
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
+
+    def run() -> None:
         for item in [*items, None]:
             processor = style.processor(items if item is None else [item], memo={})
             texts = [to_text(n) for _, n in processor.bibliography()]
             first = (items if item is None else [item])[0].id
             cites = [processor.cite([CiteItem(first)]), processor.cite([CiteItem(first, locator="12")])]
             del processor, texts, cites
-        found = gc.collect()
-        kinds = sorted({type(o).__name__ for o in gc.garbage})
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        if was:
-            gc.enable()
-    assert (found, kinds) == (0, [])
+
+    assert cyclic_garbage(run) == (0, [])
     # control: the check does see a cycle
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
@@ -245,6 +238,26 @@ def test_a_processor_leaves_no_cycle_for_the_paused_collector(name: str) -> None
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
+
+
+def cyclic_garbage(run: Callable[[], object]) -> tuple[int, list[str]]:
+    """What ``run`` leaves to the cyclic collector: the count and the kinds of objects it finds
+    after ``run``, which runs with the collector off (as validation pauses it)."""
+    import gc
+
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        run()
+        found = gc.collect()
+        return found, sorted({type(o).__name__ for o in gc.garbage})
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if was:
+            gc.enable()
 
 
 # -- answers without rendering the fixed entry --------------------------------------------------
@@ -343,13 +356,13 @@ def _finishes_for(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     from refbook.styles.csl.processor import Processor
 
     count = [0]
-    real = Processor._finish
+    real = Processor.finish
 
     def counted(self: Processor, out: Any) -> Any:
         count[0] += 1
         return real(self, out)
 
-    monkeypatch.setattr(Processor, "_finish", counted)
+    monkeypatch.setattr(Processor, "finish", counted)
     return count
 
 
@@ -369,6 +382,7 @@ def test_a_variable_the_style_never_reads_needs_no_second_render(
     assert count[0] == 2
 
 
+@counts_python_calls
 def test_an_answer_from_the_reads_alone_makes_no_text(monkeypatch: pytest.MonkeyPatch) -> None:
     _forget()
     count = _renders_for(monkeypatch)

@@ -544,6 +544,12 @@ class Evaluator:
         self._mask_item: Item | None = None
         self._mask = 0
         self._masks: dict[int, tuple[Item, int]] = {}
+        #: called around every :meth:`layout` when set (``refbook.validate.output`` keeps each
+        #: layout with the reads it made): ``watch(evaluate, area, item, disamb, **options)``
+        #: must return ``evaluate(area, item, disamb, **options)``. An attribute, not a
+        #: replaced method: the compiled engine's instances take no new methods
+        #: (``refbook.accel``)
+        self.layout_watch: Callable[..., Out] | None = None
 
     def _begin(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
                sort_key: bool = False, locator: str = "", label: str = "",
@@ -577,6 +583,18 @@ class Evaluator:
     def layout(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
                locator: str = "", label: str = "", position: str = "first",
                all_names: bool = False, near_note: bool = False) -> Out:
+        watch = self.layout_watch
+        if watch is not None:
+            return watch(self._layout, area, item, disamb, bibliography=bibliography,
+                         locator=locator, label=label, position=position,
+                         all_names=all_names, near_note=near_note)
+        return self._layout(area, item, disamb, bibliography=bibliography, locator=locator,
+                            label=label, position=position, all_names=all_names,
+                            near_note=near_note)
+
+    def _layout(self, area: Node, item: Item, disamb: Disamb, *, bibliography: bool,
+                locator: str = "", label: str = "", position: str = "first",
+                all_names: bool = False, near_note: bool = False) -> Out:
         self._begin(area, item, disamb, bibliography=bibliography, locator=locator, label=label,
                     position=position, all_names=all_names, near_note=near_note)
         layout = next(c for c in area.children if c.tag == "layout")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import unicodedata
 from collections.abc import Callable
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from refbook.casing import (
     AFTER_WORD_END,
@@ -77,7 +77,7 @@ class Tag:
 
     kind: str
     kid: Out
-    data: object = None
+    data: Any = None
 
 
 @record()

@@ -312,6 +312,9 @@ class Processor:
         #: results by (kind, item content, state): the style's memo (shared by every processor
         #: of the style, kept in a host's cache folder) unless the caller gives its own
         self.memo = style.memo if memo is None else memo
+        #: when True, the step from a layout to inlines is not run (:meth:`finish` does it):
+        #: ``refbook.validate.output`` runs it only when an entry's text is asked for
+        self.finish_deferred = False
         # sorting and disambiguating render every item (the citation form, the sort macros):
         # millions of short-lived objects, whose allocations would set off collections that
         # rescan the items and memos again and again (refbook.gcpause)
@@ -368,25 +371,18 @@ class Processor:
         if sort is None:
             return ids
         desc = [k.attrs.get("sort") == "descending" for k in sort.children]
-        sort_keys = sort.children
-
-        def compute(key: str, n: int) -> list[str] | None:
-            return self._memo(("sort", self.anon[key], n), lambda: self.ev.sort_key(
-                bib, sort_keys[n], self.items[key], Disamb()))
-
-        keys = {i: _SortKeys(functools.partial(compute, i), len(desc), self.memo) for i in ids}
+        # (methods, not nested functions: compiled by mypyc, a nested function and the
+        # environment it shares with its function refer to each other, a cycle that kept every
+        # processor alive until the next collection; refbook.accel)
+        keys = {i: _SortKeys(functools.partial(self._bib_sort_key, i), len(desc), self.memo)
+                for i in ids}
         self._bib_keys = keys
 
         self._sort_desc = desc
         twin = self.content_id
         if not desc or len(set(twin.values())) < 2:
             return ids  # one item, or all of the same content: nothing to compare
-
-        def cmp(a: str, b: str) -> int:
-            # the same content has the same keys: equal without computing any of them
-            if twin[a] == twin[b]:
-                return 0
-            return _cmp_keys(keys[a], keys[b], desc, 1)
+        cmp = self._cmp_later_keys
 
         # a stable sort: ties keep the order the items came in (the .bib order), as citeproc
         # does. By the first key (every item's is computed: each item is compared at least
@@ -404,6 +400,24 @@ class Processor:
             run = list(group)
             out.extend(sorted(run, key=cmp_to_key(cmp)) if len(run) > 1 else run)
         return out
+
+    def _bib_sort_key(self, key: str, n: int) -> list[str] | None:
+        """The bibliography's ``n``-th sort key of item ``key`` (memoized by content)."""
+        return self._memo(("sort", self.anon[key], n), functools.partial(
+            self._bib_sort_key_now, key, n))
+
+    def _bib_sort_key_now(self, key: str, n: int) -> list[str] | None:
+        bib = self.style.bibliography
+        assert bib is not None
+        sort = next(c for c in bib.children if c.tag == "sort")
+        return self.ev.sort_key(bib, sort.children[n], self.items[key], Disamb())
+
+    def _cmp_later_keys(self, a: str, b: str) -> int:
+        """Two items of an equal first sort key compared by the later keys."""
+        # the same content has the same keys: equal without computing any of them
+        if self.content_id[a] == self.content_id[b]:
+            return 0
+        return _cmp_keys(self._bib_keys[a], self._bib_keys[b], self._sort_desc, 1)
 
     # ------------------------------------------------------------------ disambiguation
 
@@ -602,33 +616,34 @@ class Processor:
                 self._try_add_given_names(g)
             amb = self._ambiguities()
         if amb and add_suffix:
-            keys: dict[str, _SortKeys] = getattr(self, "_bib_keys", {})
-            desc = getattr(self, "_sort_desc", [])
-
-            def first_cited(k: str) -> tuple[int, str]:
-                return (self.cited.get(k, len(self.cited)), k)
-
-            def by_sort_key_then_id(a: str, b: str) -> int:
-                # citeproc collects ambiguous items in the order first cited (the uncited ones
-                # after, by id), then sorts them stably by the bibliography's <sort>; without
-                # one they keep the order of first citation (the bibliography's order then)
-                if not keys:
-                    return self.number[a] - self.number[b]
-                ra, rb = first_cited(a), first_cited(b)
-                if self.content_id[a] == self.content_id[b]:  # the same keys
-                    return (ra > rb) - (ra < rb)
-                return _cmp_keys(keys.get(a), keys.get(b), desc) or (ra > rb) - (ra < rb)
-
             # the groups are disjoint (one per rendered text): each is sorted once and numbered
             # in one pass, so a book with hundreds of same-author-same-year works stays O(n log n)
             for g in amb:
-                companions = sorted({d.item for d in g}, key=cmp_to_key(by_sort_key_then_id))
+                companions = sorted({d.item for d in g},
+                                    key=cmp_to_key(self._by_sort_key_then_id))
                 for i, k in enumerate(companions, start=1):
                     self.disamb[k].year_suffix = i
             amb = self._ambiguities()
         for g in amb:
             for d in g:
                 self.disamb[d.item].condition = True
+
+    def _first_cited(self, k: str) -> tuple[int, str]:
+        return (self.cited.get(k, len(self.cited)), k)
+
+    def _by_sort_key_then_id(self, a: str, b: str) -> int:
+        """The order of ambiguous items' year suffixes. citeproc collects them in the order
+        first cited (the uncited ones after, by id), then sorts them stably by the
+        bibliography's <sort>; without one they keep the order of first citation (the
+        bibliography's order then). (A method, as :meth:`_bib_sort_key`.)"""
+        keys: dict[str, _SortKeys] = getattr(self, "_bib_keys", {})
+        if not keys:
+            return self.number[a] - self.number[b]
+        ra, rb = self._first_cited(a), self._first_cited(b)
+        if self.content_id[a] == self.content_id[b]:  # the same keys
+            return (ra > rb) - (ra < rb)
+        desc: list[bool] = getattr(self, "_sort_desc", [])
+        return _cmp_keys(keys.get(a), keys.get(b), desc) or (ra > rb) - (ra < rb)
 
     def _add_given_names_globally(self, rule: str) -> None:
         """``givenname-disambiguation-rule`` other than by-cite: every shown name (or each
@@ -692,6 +707,13 @@ class Processor:
     # ------------------------------------------------------------------ output
 
     def _finish(self, out: Out) -> Inlines:
+        if self.finish_deferred:
+            return ()
+        return self.finish(out)
+
+    def finish(self, out: Out) -> Inlines:
+        """A layout's output as inlines: rendered, punctuation and quotes placed as the
+        locale has them, superscripts raised."""
         inl = render(out, link_items=True)
         if self.style.locale.punctuation_in_quote:
             inl = punctuation_inside_quotes(inl)
@@ -846,21 +868,26 @@ class Processor:
                 continue
             item = self._numbered(ci.id, numbers)
             d = self.disamb[ci.id]
-
-            def compute(n: int, item: Item = item, d: Disamb = d) -> list[str] | None:
-                return self._memo(("csort", item, n, _disamb_key(d)),
-                                  lambda: self.ev.sort_key(c, sort.children[n], item, d))
-
-            keys[ci.id] = _SortKeys(compute, len(desc), self.memo)
-        def suffix(c: CiteItem) -> int:
-            return self.disamb[c.id].year_suffix if c.id in self.disamb else 0
+            keys[ci.id] = _SortKeys(functools.partial(self._cite_sort_key, c, sort, item, d),
+                                    len(desc), self.memo)
+        disamb = self.disamb
 
         def cmp(a: CiteItem, b: CiteItem) -> int:
             # cites the keys do not tell apart keep their year suffixes' order (2005a, 2005b)
+            # (no helper function: compiled, nested functions that call each other are a
+            # reference cycle; refbook.accel)
+            sa = disamb[a.id].year_suffix if a.id in disamb else 0
+            sb = disamb[b.id].year_suffix if b.id in disamb else 0
             return _cmp_keys(keys.get(a.id), keys.get(b.id), desc) or (
-                suffix(a) - suffix(b) if suffix(a) and suffix(b) else 0)
+                sa - sb if sa and sb else 0)
 
         return sorted(cites, key=cmp_to_key(cmp))
+
+    def _cite_sort_key(self, c: Node, sort: Node, item: Item, d: Disamb, n: int
+                       ) -> list[str] | None:
+        """A citation's ``n``-th sort key of one cited item (memoized)."""
+        return self._memo(("csort", item, n, _disamb_key(d)), functools.partial(
+            self.ev.sort_key, c, sort.children[n], item, d))
 
     def _numbered(self, key: str, numbers: dict[str, int] | None) -> Item:
         if numbers is not None and key in numbers and self.numbered:
@@ -1298,13 +1325,20 @@ def _is_author_only(o: Out) -> bool:
 
 
 def _suppress_authors(c: Out) -> Out:
-    def fix(n: Out) -> Out:
-        if isinstance(n, Tag) and n.kind == "item" and isinstance(n.data, tuple) \
-                and n.data[1] == "suppress-author":
-            y = _get_authors(n.kid)
-            if y is None:
-                return n
-            return Tag(n.kind, _transform(n.kid, lambda z: None if z == y else z), n.data)
-        return n
+    return _transform(c, _without_authors)
 
-    return _transform(c, fix)
+
+def _without_authors(n: Out) -> Out:
+    """A suppress-author cite without its names (a function of its own, not nested: compiled,
+    a nested function holding a lambda is a reference cycle; refbook.accel)."""
+    if isinstance(n, Tag) and n.kind == "item" and isinstance(n.data, tuple) \
+            and n.data[1] == "suppress-author":
+        y = _get_authors(n.kid)
+        if y is None:
+            return n
+        return Tag(n.kind, _transform(n.kid, functools.partial(_unless_equal, y)), n.data)
+    return n
+
+
+def _unless_equal(y: Out, z: Out) -> Out:
+    return None if z == y else z
