@@ -19,6 +19,18 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("refbook", "sphinx_refbook", "mkdocs_refbook")
 
 
+def engine_status() -> str:
+    """Which refbook the timed build processes run: the compiled engine (``make accel``) or
+    plain Python (``REFBOOK_PURE=1``, or not built), as a new process decides it."""
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-c", "from refbook import accel; print(accel.status())"],
+        capture_output=True, text=True, check=True, env=installed_env(), cwd=ROOT,
+    ).stdout.strip()
+
+
 def installed_env() -> dict[str, str]:
     """Compile refbook's packages (as ``pip install`` does) and return ``os.environ`` without
     ``PYTHONDONTWRITEBYTECODE`` for the build processes a benchmark times."""

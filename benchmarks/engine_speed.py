@@ -234,8 +234,12 @@ def main() -> None:
 
     pandoc = str(pypandoc.get_pandoc_path())
     styles = [s for s in args.styles.split(",") if s]
+    from refbook import accel
+
     print("refbook: read + format (engine: format only); pandoc: the whole process; "
           "citeproc-py: format CSL-JSON")
+    # which refbook is timed: compiled by mypyc (make accel) or plain Python (REFBOOK_PURE=1)
+    print(f"refbook's {accel.status()}")
     cpy = not args.no_citeproc_py
     measure("seed", args.shared / "seed" / "references.bib", styles, args.repeat, pandoc,
             citeproc_py=cpy)

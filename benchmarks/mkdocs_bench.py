@@ -258,6 +258,10 @@ def run(entries: list[int], rounds: int) -> None:
         print(f"\n== MkDocs: {PAGES} pages x {CITES_PER_PAGE} citations, {n} "
               f"{'real ' if real() else ''}bibliography "
               f"entries (best of {rounds}; seconds; ratio to plain MkDocs) ==", flush=True)
+        installed()
+        from bytecode import engine_status
+
+        print(f"refbook's {engine_status()}", flush=True)
         with tempfile.TemporaryDirectory() as tmp:
             roots = {tool: make_project(Path(tmp) / tool, tool, n) for tool in TOOLS}
             results = measure(roots, rounds)

@@ -180,6 +180,9 @@ def main() -> None:
             print(f"\n== Sphinx: {CHAPTERS} chapters, {n} {'real ' if REAL else ''}entries "
                   f"(best of {args.rounds}; "
                   f"seconds; ratio to plain Sphinx) ==")
+            from bytecode import engine_status
+
+            print(f"refbook's {engine_status()}")
             print(f"{'step':<17}" + "".join(f"{t:>28}" for t in TOOLS))
             for step in STEPS:
                 base = results["plain"][step]

@@ -119,8 +119,35 @@ def read_csl_json(text: str, file: str) -> tuple[tuple[csl.Item, ...], tuple[Dia
                 "a CSL-JSON item needs a few levels (a date's parts); check how it was written",
             ))
             continue
+        deep = [k for k, v in raw.items()
+                if isinstance(v, str) and _markup_depth(v) > MAX_NESTING]
+        if deep:
+            diags.append(Diagnostic(
+                Code.INPUT_LIMIT,
+                f"CSL-JSON item {raw['id']!r}: {', '.join(sorted(deep))} nests markup (<i>, <b>, "
+                f"<span> …) more than {MAX_NESTING} levels deep; the deeper tags print as "
+                "written",
+                location,
+                "a value needs a few levels of markup; check how it was written",
+            ))
         items.append(item_from_json(raw))
     return tuple(items), tuple(diags)
+
+
+def _markup_depth(value: str) -> int:
+    """How deep the tags of a value's markup nest (opening less closing tags, at most)."""
+    if "<" not in value:
+        return 0
+    depth = deepest = 0
+    for m in _TAG.finditer(value):
+        if m[4]:
+            continue
+        if m[1]:
+            depth = max(depth - 1, 0)
+        elif _open(m[2].lower(), m[3]) is not None:  # an unknown tag stays text: no level
+            depth += 1
+        deepest = max(deepest, depth)
+    return deepest
 
 
 def _nesting(value: object) -> int:
@@ -443,8 +470,8 @@ def _markup(value: str) -> ir.Inlines:
             else:
                 _add_text(stack[-1][3], m[0])
             continue
-        opened = _open(tag, attrs)
-        if opened is None:
+        opened = _open(tag, attrs) if len(stack) <= MAX_NESTING else None
+        if opened is None:  # unknown, or nested past MAX_NESTING: printed as written
             _add_text(stack[-1][3], m[0])
             continue
         kind, url = opened

@@ -265,6 +265,19 @@ def test_digest_follows_the_file_content(tmp_path: Path) -> None:
     ("<?xml version='1.0'?>\n<locale/>\n", 2, "not a CSL <style>"),
     (csl("").replace("<citation><layout><text variable=\"title\"/></layout></citation>", ""),
      2, "no <citation>"),
+    # a macro that calls itself, through another one or directly: run, it never ended (Python
+    # stopped it with a RecursionError traceback; compiled, the stack overflowed)
+    (csl('<text macro="a"/>').replace("</style>", '<macro name="a"><group><text macro="b"/>'
+                                      '</group></macro>\n<macro name="b"><text macro="a"/>'
+                                      "</macro>\n</style>"), 11,
+     "the macro 'a' calls itself (a → b → a)"),
+    (csl('<text macro="c"/>').replace("</style>", '<macro name="c"><text macro="c"/></macro>\n'
+                                      "</style>"), 10, "the macro 'c' calls itself (c → c)"),
+    # 300 macros each calling the next: no cycle, but 600 levels deep once expanded
+    (csl('<text macro="m0"/>').replace("</style>", "".join(
+        f'<macro name="m{i}"><group><text macro="m{i + 1}"/></group></macro>\n'
+        for i in range(300)) + '<macro name="m300"><text variable="title"/></macro>\n</style>'),
+     7, "nest 604 levels deep, macro calls expanded (at most 200)"),
 ])
 def test_bad_style_file_is_a_located_diagnostic(tmp_path: Path, text: str, line: int,
                                                 words: str) -> None:

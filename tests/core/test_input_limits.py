@@ -393,6 +393,27 @@ def test_deep_csl_json_is_a_diagnostic() -> None:
     assert [d.code for d in diagnostics] == [Code.INPUT_LIMIT]
 
 
+def test_deeply_nested_csl_json_markup_is_a_diagnostic_and_every_item_renders() -> None:
+    """``<i>`` nested 50,000 times in a title: the engine recursed through the inline tree and
+    stopped with a RecursionError (from 500 levels on), losing every entry. Markup nests at most
+    MAX_NESTING levels; deeper tags print as written, and the reader says so."""
+    from refbook.api import format_bibliography
+
+    deep = "<i>" * 50_000 + "deep" + "</i>" * 50_000
+    raw = [{"id": "a", "type": "book", "title": deep, "issued": {"date-parts": [[2000]]}},
+           {"id": "b", "type": "book", "title": "Fine", "issued": {"date-parts": [[2001]]}}]
+    items, diagnostics = csl_json.read_csl_json(json.dumps(raw), "deep.json")
+    assert [i.id for i in items] == ["a", "b"]
+    assert [d.code for d in diagnostics] == [Code.INPUT_LIMIT]
+    assert "'a': title nests markup" in diagnostics[0].message
+    texts = [str(e) for e in format_bibliography(raw, style="apa")]
+    assert len(texts) == 2
+    assert any("Fine" in t for t in texts)
+    # a value nested within the limit is no diagnostic, and its markup is read
+    ok = "<i>" * csl_json.MAX_NESTING + "x" + "</i>" * csl_json.MAX_NESTING
+    assert csl_json.read_csl_json(json.dumps([{"id": "c", "title": ok}]), "ok.json")[1] == ()
+
+
 @pytest.mark.parametrize("make", [
     lambda n: "<a" + " " * n,
     lambda n: "<span " + "a" * n + ">x</span>",
