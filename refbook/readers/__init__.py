@@ -173,7 +173,16 @@ def _read_bytes(name: str) -> tuple[bytes | None, Diagnostic | None]:
     path = Path(name)
     where = Location(name)
     try:
-        return path.read_bytes(), None
+        data = path.read_bytes()
+        if path.suffix.lower() == ".json" and data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (
+                b"[", b"{"):
+            # read as BibTeX it held no entry, and said nothing: every reference lost
+            return None, Diagnostic(
+                Code.FILE, f"{name} is CSL-JSON: the builds and the command line read .bib "
+                "files only (refbook.api reads CSL-JSON)", where,
+                "list the .bib file instead, or convert it: pandoc -f csljson -t biblatex "
+                f"{path.name} -o {path.stem}.bib")
+        return data, None
     except FileNotFoundError:
         return None, Diagnostic(
             Code.FILE, f"bibliography file not found: {name}", where,

@@ -69,8 +69,8 @@ usage. `--fix` rewrites only the defects marked *fixable* below and leaves every
 the file unchanged. It edits only the values of fields of the entries the reader keeps (never
 comments, `@comment`, `@string`, `@preamble`, text between entries or an entry with a syntax
 error), keeps `month = {jan}` when a `@string` of the file or an earlier one redefines `jan`,
-and rewrites only `.bib` files in UTF-8 (a CSL-JSON file is checked, not fixed; a file in
-another encoding gets a note). It writes a temporary
+and rewrites only `.bib` files in UTF-8 (a file in another encoding gets a note; a CSL-JSON
+file is an error: `check`, `render` and the builds read `.bib` files, `refbook.api` CSL-JSON). It writes a temporary
 file next to the `.bib`, flushes it to disk and renames it over the file, keeping its mode,
 owner, line ends and symbolic link: a full disk, a kill or a read-only file leave the file as it
 was, and a write that cannot be done is a `refbook.file` error. A file with several hard links is

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from typing import TYPE_CHECKING
 
 import pytest
 
 from refbook import __version__
 from refbook.cli import main
 from tests.conftest import SEED
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 BIB = str(SEED / "references.bib")
 
@@ -120,3 +124,22 @@ def test_styles_without_the_repository_lists_the_built_ins_and_says_how_to_get_m
     out, err = capsys.readouterr()
     assert [line.split()[0] for line in out.splitlines()] == ["chicago-author-date", "numeric"]
     assert "pip install refbook[styles]" in err
+
+
+@pytest.mark.parametrize("command", ["render", "check"])
+def test_a_csl_json_file_is_an_error_not_an_empty_bibliography(
+        tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A CSL-JSON file given where .bib files are read was parsed as BibTeX: no entry and no
+    word, exit 0 (``refbook render refs.json`` printed nothing; a build lost every reference).
+    It is a file error with the way out; a .json that is no JSON stays a .bib read as such."""
+    refs = tmp_path / "refs.json"
+    refs.write_text('[{"id": "a", "type": "book", "title": "T"}]', encoding="utf-8")
+    assert main([command, str(refs)]) == 1
+    said = capsys.readouterr()
+    err = said.out + said.err  # check reports on stdout, render on stderr
+    assert f"{refs}: error: {refs} is CSL-JSON" in err
+    assert "pandoc -f csljson -t biblatex refs.json -o refs.bib" in err
+    odd = tmp_path / "odd.json"
+    odd.write_text("@book{b, title = {B}}\n", encoding="utf-8")
+    assert main(["render", str(odd)]) == 0
+    assert "B" in capsys.readouterr().out
