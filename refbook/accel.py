@@ -2,13 +2,14 @@
 
 Where it sits: ``refbook/__init__.py`` calls :func:`install` first thing, before any other
 module of the package is imported. The modules of :data:`MODULES` (the LaTeX reader, the
-BibTeX → CSL mapping, names, text case and the CSL engine) are plain, typed Python; mypyc
+BibTeX → CSL mapping, names, text case, the CSL engine, the BibTeX reader and the per-entry
+validation rules) are plain, typed Python; mypyc
 compiles them to C extension modules (``accel_build.py`` at the repository's root, run by
 ``make accel``, which ``make test`` and ``make bench`` run first). The extension modules live
 in ``refbook/_compiled/`` beside a manifest; :func:`install` puts a finder at the front of
 ``sys.meta_path`` that loads them in place of the Python sources. Nothing else changes: the
-same code, the same output (``tests/core/test_accel.py`` compares both), about 1.7× faster
-(``benchmarks/engine_speed.py``, ``docs/design/performance.md``).
+same code, the same output (``tests/core/test_accel.py`` compares both), the engine about 1.7×
+faster (``benchmarks/engine_speed.py``, ``docs/design/performance.md``).
 
 When the compiled modules are **not** used, and refbook runs as plain Python:
 
@@ -34,7 +35,10 @@ from pathlib import Path
 
 __all__ = ["FOLDER", "GROUP", "MODULES", "active", "install", "sources", "status"]
 
-#: the modules compiled, one group: their calls to each other are C calls
+#: the modules compiled, one group: their calls to each other are C calls. The engine and
+#: the conversion before it, the BibTeX reader and the per-entry validation rules (not
+#: ``readers.chunks``, generic over str and bytes, nor ``validate.output``, which nests a
+#: class: mypyc compiles neither; nor the record classes' modules, whose objects are pickled)
 MODULES: tuple[str, ...] = (
     "refbook.casing",
     "refbook.names",
@@ -44,6 +48,15 @@ MODULES: tuple[str, ...] = (
     "refbook.styles.csl.compiled",
     "refbook.styles.csl.engine",
     "refbook.styles.csl.processor",
+    "refbook.readers.bibtex",
+    "refbook.validate.keys",
+    "refbook.validate.names",
+    "refbook.validate.titles",
+    "refbook.validate.dates",
+    "refbook.validate.fields",
+    "refbook.validate.identifiers",
+    "refbook.validate.pages",
+    "refbook.validate.values",
 )
 #: the group's shared library is the top-level module ``{GROUP}__mypyc``
 GROUP = "refbook_accel"

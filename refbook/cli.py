@@ -75,8 +75,9 @@ def _parser() -> argparse.ArgumentParser:
     add_check_parser(sub)
     comp = sub.add_parser(
         "compile", help="build the compiled engine (mypyc; about a minute)",
-        description="Compile refbook's style engine and LaTeX reader with mypyc into the "
-                    "package's _compiled/ folder: the same code, about 1.7x faster. Needs "
+        description="Compile refbook's style engine, LaTeX and BibTeX readers and "
+                    "validation rules with mypyc into the package's _compiled/ folder: the "
+                    "same code, the style engine about 1.7x faster. Needs "
                     "refbook[accel] (mypy, setuptools) and a C compiler with the Python "
                     "headers; without them refbook stays plain Python. Used only while it "
                     "matches refbook's sources (refbook --version says whether it is).")
