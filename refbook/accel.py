@@ -128,21 +128,21 @@ def _why_not(manifest: dict[str, str] | None) -> str | None:
     if os.environ.get("REFBOOK_PURE"):
         return "REFBOOK_PURE is set"
     if manifest is None:
-        return "not built (make accel)"
+        return "not built (refbook compile)"
     if manifest.get("format") != FORMAT:
-        return "built by another refbook (make accel)"
+        return "built by another refbook (refbook compile)"
     if manifest.get("suffix") != EXTENSION_SUFFIXES[0]:
         return f"built for another Python ({manifest.get('suffix')})"
     if tuple(k.removeprefix("module:") for k in manifest if k.startswith("module:")) != (
             *MODULES, GROUP + "__mypyc"):
-        return "built for other modules (make accel)"
+        return "built for other modules (refbook compile)"
     files = sources()
     if stat_signature(files) != manifest.get("stat") and (
             content_digest(files) != manifest.get("digest")):
-        return "stale: refbook's sources changed since the build (make accel)"
+        return "stale: refbook's sources changed since the build (refbook compile)"
     for key, value in manifest.items():
         if key.startswith("module:") and not (FOLDER / value).is_file():
-            return f"incomplete build: {value} is missing (make accel)"
+            return f"incomplete build: {value} is missing (refbook compile)"
     return None
 
 
