@@ -14,7 +14,7 @@ import pytest
 
 import refbook.readers.bibtex as reader
 from refbook.readers.bibtex import parse_bibtex
-from tests.conftest import SEED, TESTDATA
+from tests.conftest import SEED, TESTDATA, counts_python_calls
 
 if TYPE_CHECKING:
     from refbook.readers import ParseResult
@@ -74,6 +74,7 @@ def test_the_fast_path_reads_what_the_general_path_reads_on_broken_input(
     _same(text, "broken.bib", monkeypatch)
 
 
+@counts_python_calls
 def test_wrapped_values_and_blank_lines_take_the_fast_path(
         monkeypatch: pytest.MonkeyPatch) -> None:
     taken: list[str] = []
