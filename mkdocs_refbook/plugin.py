@@ -32,7 +32,7 @@ import posixpath
 import re
 import xml.etree.ElementTree as ET
 from bisect import bisect_left, bisect_right
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from markdown.extensions.footnotes import NBSP_PLACEHOLDER
@@ -74,7 +74,7 @@ from refbook.syntax import find_citations
 from refbook.validate import apply_config, check_bibliography, printed_key, recheck_printed
 
 if TYPE_CHECKING:
-    from collections.abc import Container, Mapping, Sequence
+    from collections.abc import Callable, Container, Mapping, Sequence
 
     from jinja2 import Environment
     from mkdocs.config.defaults import MkDocsConfig
@@ -112,6 +112,17 @@ _FOOTNOTE_ITEM = re.compile(
     r'(?P<open><li id="fn:(?P<label>[^"]*)">)(?P<body>.*?)(?P<close></li>)', re.S)
 _BACKREF = re.compile(r'(?:&#160;)?(?P<link><a class="footnote-backref" href="#(?P<target>[^"]*)"'
                       r'[^>]*>.*?</a>)', re.S)
+
+
+def _keyed(key: tuple[Any, ...], make: Callable[[], object]) -> tuple[tuple[Any, ...], object]:
+    """A cache file's content: the key of its inputs, and the value ``make`` gives."""
+    return key, make()
+
+
+def _packed_checks(printed: frozenset[str], checks: Sequence[Diagnostic],
+                   ) -> tuple[frozenset[str], tuple[Any, ...]]:
+    """What the ``bib-checks`` cache file holds: the printed entries and the diagnostics."""
+    return printed, cachedir.pack_diagnostics(checks)
 
 
 def _mask_code(markdown: str) -> str:
@@ -582,7 +593,9 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             # the same files, another set of printed entries (a citation edit): the rules run
             # on the entries whose printing changed (refbook.validate.recheck_printed)
             checks = recheck_printed(last[1], bib, check, last[0][2], printed)
-        elif self._cache_dir is not None and (found := self._stored("bib-checks")) is not None:
+        elif (self._cache_dir is not None
+              and self._folder_may_hold("bib-checks", disk_key[:2])
+              and (found := self._stored("bib-checks")) is not None):
             # the last result in the cache folder: this very check, or one of the same files
             # with other entries printed
             key, value = found
@@ -598,7 +611,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
             checks = check_bibliography(bib, check, memo_dir=self._cache_dir, printed=printed)
         if self._cache_dir is not None and (
                 self._folder_keys.get(self._cache_file("bib-checks")) != disk_key):
-            self._store("bib-checks", disk_key, (printed, cachedir.pack_diagnostics(checks)))
+            self._store("bib-checks", disk_key,
+                        sealed.Later(partial(_packed_checks, printed, checks)))
         # located as the last check's were: the diagnostics a re-check kept (all but those of
         # the entries whose printing changed) are the same objects, and keep their located
         # form (and so the report's line for it: mkdocs_refbook.report)
@@ -655,6 +669,15 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 return found[1]
         return None
 
+    def _folder_may_hold(self, kind: str, start: tuple[Any, ...]) -> bool:
+        """Whether the file of ``kind`` may have been made from inputs whose key starts with
+        ``start``: not when this instance wrote or read it last under another key. Under
+        ``mkdocs serve``, after a .bib edit, the check's file held the last version's result:
+        reading it wrote it first (packing 27,000 diagnostics of a 20,000-entry file), only to
+        find it of other files."""
+        held = self._folder_keys.get(self._cache_file(kind))
+        return held is None or held[:len(start)] == start
+
     def _stored(self, kind: str) -> tuple[tuple[Any, ...], object] | None:
         """What the cache folder holds under ``kind``, with the key it was made from."""
         found = sealed.load(self._cache_file(kind))
@@ -663,9 +686,14 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
         return None
 
     def _store(self, kind: str, key: tuple[Any, ...], value: object) -> None:
+        """Keep ``value`` under ``kind`` with the key of its inputs. A ``sealed.Later`` value
+        is made when the file is written: under ``mkdocs serve``, which holds its writes until
+        it stops, a value the next rebuild replaces is never made."""
         if self._cache_dir is not None:
             path = self._cache_file(kind)
-            if sealed.dump((key, value), path):
+            item = (sealed.Later(partial(_keyed, key, value.make))
+                    if isinstance(value, sealed.Later) else (key, value))
+            if sealed.dump(item, path):
                 self._folder_keys[path] = key
 
     # -- the references page -----------------------------------------------------------------
@@ -1310,7 +1338,8 @@ class RefbookPlugin(BasePlugin[RefbookConfig]):  # type: ignore[valid-type,no-un
                 self._unused = found
             else:
                 self._unused = [d for d in self._every_unused() if d.key not in used]
-                self._store("unused", disk_key, cachedir.pack_diagnostics(self._unused))
+                self._store("unused", disk_key,
+                            sealed.Later(partial(cachedir.pack_diagnostics, self._unused)))
             self._unused_key = unused_key
         page_problems = [d for u in order for d in self.pages[u].problems]
         citation_checks = apply_config([*resolution_diagnostics, *page_problems], s.check,

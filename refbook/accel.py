@@ -36,9 +36,10 @@ from pathlib import Path
 __all__ = ["FOLDER", "GROUP", "MODULES", "active", "install", "sources", "status"]
 
 #: the modules compiled, one group: their calls to each other are C calls. The engine and
-#: the conversion before it, the BibTeX reader and the per-entry validation rules (not
-#: ``readers.chunks``, generic over str and bytes, nor ``validate.output``, which nests a
-#: class: mypyc compiles neither; nor the record classes' modules, whose objects are pickled)
+#: the conversion before it, the BibTeX reader and its incremental form (``readers.chunks``:
+#: a .bib edit's pieces), the per-entry validation rules and the configuration of their
+#: diagnostics (``validate.report``). Not ``validate.output``, which nests a class mypyc does
+#: not compile, nor the record classes' modules, whose objects are pickled.
 MODULES: tuple[str, ...] = (
     "refbook.casing",
     "refbook.names",
@@ -49,6 +50,7 @@ MODULES: tuple[str, ...] = (
     "refbook.styles.csl.engine",
     "refbook.styles.csl.processor",
     "refbook.readers.bibtex",
+    "refbook.readers.chunks",
     "refbook.validate.keys",
     "refbook.validate.names",
     "refbook.validate.titles",
@@ -57,6 +59,7 @@ MODULES: tuple[str, ...] = (
     "refbook.validate.identifiers",
     "refbook.validate.pages",
     "refbook.validate.values",
+    "refbook.validate.report",
 )
 #: the group's shared library is the top-level module ``{GROUP}__mypyc``
 GROUP = "refbook_accel"

@@ -122,11 +122,22 @@ class _Facts:
     spellings: tuple[names.Spelling, ...]
 
 
-#: (config, entry signature, printed) → facts. An edit of a 20,000-entry file (``mkdocs serve``, a
-#: Sphinx rebuild) re-checks the entries that changed; the others only move to their new lines.
-#: ``printed``: whether the book prints the entry (False: :func:`_unprinted_facts`).
-_MEMO: dict[tuple[Config, bytes, bool], _Facts] = {}
+#: (config token, entry signature, printed) → facts. An edit of a 20,000-entry file (``mkdocs
+#: serve``, a Sphinx rebuild) re-checks the entries that changed; the others only move to their
+#: new lines. ``printed``: whether the book prints the entry (False: :func:`_unprinted_facts`).
+_MEMO: dict[tuple[str, bytes, bool], _Facts] = {}
 _MEMO_LIMIT = 200_000
+
+
+@lru_cache(maxsize=64)
+def _config_token(config: Config) -> str:
+    """``config`` as the memo's keys hold it: a digest of its fields (strings, tuples of them
+    and a boolean, so one ``repr`` in every process). A string hashes and compares in C; the
+    ``Config`` record itself was hashed in Python twice per entry and compared once per entry
+    read from a memo file (a 20,000-entry look-up: 40,000 ``__hash__`` and 20,000 ``__eq__``
+    calls, a third of its time)."""
+    return hashlib.blake2b(repr(config).encode("utf-8", "surrogatepass"),
+                           digest_size=16).hexdigest()
 
 
 def _signature(entry: Entry) -> bytes:
@@ -193,7 +204,10 @@ def _moved(d: Diagnostic, old: Location, new: Location) -> Diagnostic:
 
 def _placed(facts: _Facts, entry: Entry) -> _Facts:
     """``facts`` (of an entry with the same content) at ``entry``'s place."""
-    if facts.where == entry.location:
+    where, was = entry.location, facts.where
+    # compared field by field: the record's __eq__ is a Python call (20,000 per look-up), and
+    # facts from a worker or a memo file are never the entry's own Location object
+    if was.line == where.line and was.file == where.file:
         return facts
     return _Facts(entry.location, tuple(
         _moved(d, facts.where, entry.location) for d in facts.diagnostics),
@@ -216,7 +230,9 @@ def entry_facts(bibliography: Bibliography, config: Config,
     if memo_file is not None:
         load_memo(_MEMO, memo_file)
     out: dict[str, _Facts] = {}
-    used = [(config, _signature(entry), printed is None or entry.key in printed)
+    token = _config_token(config)
+    # (an entry's digest is kept on it: read in line, a call to _signature for the others)
+    used = [(token, entry._digest or _signature(entry), printed is None or entry.key in printed)
             for entry in bibliography]
     missing = [(entry, key) for entry, key in zip(bibliography, used, strict=True)
                if key not in _MEMO]
@@ -232,7 +248,11 @@ def entry_facts(bibliography: Bibliography, config: Config,
         _MEMO[key] = facts
     computed = len(missing)
     for entry, key in zip(bibliography, used, strict=True):
-        out[entry.key] = _placed(_MEMO[key], entry)
+        facts = _MEMO[key]
+        was, where = facts.where, entry.location
+        # _placed's first test in line: 20,000 calls for the entries that have not moved
+        out[entry.key] = (facts if was.line == where.line and was.file == where.file
+                          else _placed(facts, entry))
     if memo_file is not None:
         # a few new facts are not worth rewriting the file for (refbook.memo.REWRITE_SHARE):
         # the next process checks those entries again (a .bib edit of 20,000 entries rewrote
@@ -242,7 +262,7 @@ def entry_facts(bibliography: Bibliography, config: Config,
     return out
 
 
-def _facts_of(job: tuple[Entry, tuple[Config, bytes, bool]], config: Config) -> _Facts:
+def _facts_of(job: tuple[Entry, tuple[str, bytes, bool]], config: Config) -> _Facts:
     """The facts of an entry (``job``: the entry and its key in ``_MEMO``)."""
     return (_facts if job[1][2] else _unprinted_facts)(job[0], config)
 
@@ -346,11 +366,13 @@ def recheck_printed(previous: Sequence[Diagnostic], bibliography: Bibliography,
     if len(_MEMO) > _MEMO_LIMIT:
         _MEMO.clear()
 
+    token = _config_token(config)
+
     def diagnostics(printed: Collection[str]) -> list[Diagnostic]:
         out: list[Diagnostic] = []
         for entry in entries:
             printing = entry.key in printed
-            key = (config, _signature(entry), printing)
+            key = (token, _signature(entry), printing)
             facts = _MEMO.get(key)
             if facts is None:
                 facts = _MEMO[key] = (_facts if printing else _unprinted_facts)(entry, config)

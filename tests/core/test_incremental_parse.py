@@ -16,6 +16,7 @@ from refbook.memo import REWRITE_SHARE
 from refbook.models import packed_of
 from refbook.readers import chunks, read_bibliography
 from refbook.readers.bibtex import ParseResult, parse_bibtex
+from tests.conftest import counts_python_calls
 
 CORPUS = Path("/work/shared/testdata")
 
@@ -549,6 +550,7 @@ def test_an_edit_that_takes_macro_expansion_over_the_budget_reads_as_the_whole_f
     assert (bib.entries, bib.diagnostics) == read_fresh(path)
 
 
+@counts_python_calls
 def test_an_edit_of_a_file_without_macros_counts_no_values(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Without @string macros expansion is of the month names alone (never near the budget):
@@ -573,3 +575,81 @@ def test_an_edit_of_a_file_without_macros_counts_no_values(
     assert bib.get("key8").get("title") == "Title eight"
     assert len(counted) == 49  # with a macro, every re-used entry's values are counted
     assert (bib.entries, bib.diagnostics) == read_fresh(path)
+
+
+def _plain(i: int) -> str:
+    """An entry without macros (the layout of an edit is kept only for such files)."""
+    return (f"@article{{key{i},\n  author = {{Author{i}, Alice and Writer, Bob}},\n"
+            f"  title = {{Title {i}}},\n  journal = {{J}},\n  year = {{{2000 + i}}},\n}}\n\n")
+
+
+def _mutate(text: str, rng: random.Random, n: int) -> str:
+    """One random edit of ``text``: of a value, of the lines, of the entry lines themselves."""
+    starts = _entry_lines(text) or [0]
+    at = rng.choice(starts)
+    kind = rng.randrange(12)
+    if kind == 0:  # a value, same lines
+        return text[:at] + re.sub(r"Title [^}]*", f"Title edited {n}", text[at:], count=1)
+    if kind == 1:  # a line more
+        end = text.find("\n", at) + 1
+        return text[:end] + f"  note = {{added {n}}},\n" + text[end:]
+    if kind == 2:  # an entry less
+        nxt = [s for s in starts if s > at]
+        return text[:at] + (text[nxt[0]:] if nxt else "")
+    if kind == 3:  # an entry more, here or at the very end
+        where = at if rng.random() < 0.7 else len(text)
+        return text[:where] + _plain(1000 + n) + text[where:]
+    if kind == 4:  # another entry type
+        return text[:at] + text[at:].replace("@article{", "@book{", 1)
+    if kind == 5:  # no longer an entry line (text outside entries reads as a comment)
+        return text[:at] + "x" + text[at:]
+    if kind == 6:  # an entry line again
+        return text.replace("\nx@", "\n@", 1)
+    if kind == 7:  # characters that are not ASCII, inside a value
+        return text[:at] + text[at:].replace("Alice", f"Alïce ß {n} —", 1)
+    if kind == 8:  # a macro defined in the middle (the layout no longer serves)
+        return text[:at] + f"@string{{m{n} = {{M}}}}\n\n" + text[at:]
+    if kind == 9:  # the start or the end of the file
+        return (f"% comment {n}\n" + text) if rng.random() < 0.5 else text + f"\n% end {n}\n"
+    if kind == 10:  # an entry's braces broken (the whole parse reports it)
+        return text[:at] + text[at:].replace("},\n}", "},\n", 1)
+    # a key defined twice
+    return text[:at] + _plain(int(rng.choice(starts) > 0)) + text[at:]
+
+
+@pytest.mark.parametrize("as_bytes", [False, True])
+def test_a_long_process_reads_random_edits_as_the_whole_parse(as_bytes: bool) -> None:
+    """``mkdocs serve`` reads version after version of a file: with the layout of the last one,
+    only the pieces around each edit are cut again (``chunks._edited_pieces``). Random edits of
+    every kind (values, lines added and removed, entries added, removed and retyped, entry
+    lines broken and mended, non-ASCII text, macros, the file's start and end, broken braces,
+    duplicate keys), from the text and from its bytes: each read is the whole parse of the
+    text, or declines and the whole parse is taken (as ``readers`` does)."""
+    name = "/books/refs.bib"
+    rng = random.Random(20261207 + as_bytes)
+    text = "".join(_plain(i) for i in range(120))
+    chunks.clear_memory()
+    chunks.remember(text, name, {}, None, parse_bibtex(text, name))
+    used = assembled = 0
+    for n in range(160):
+        edited = _mutate(text, rng, n)
+        # the edits that make the file unreadable by pieces (a macro, broken braces, a key
+        # defined twice) are undone by the next one, as a writer mends a typo
+        versions = [edited, text] if parse_bibtex(edited, name).diagnostics or (
+            "@string" in edited) else [edited]
+        for version in versions:
+            if version == text and len(versions) == 1:
+                continue
+            expected = parse_bibtex(version, name)
+            layout = chunks._layouts.get(name)
+            found = chunks.assemble(version.encode("utf-8") if as_bytes else version, name, {},
+                                    None, parse_bibtex)
+            if found is None:
+                chunks.remember(version, name, {}, None, expected)
+                continue
+            assembled += 1
+            used += layout is not None
+            assert found[0] == expected, n
+        text = versions[-1]
+    assert assembled > 60  # most edits read from pieces,
+    assert used > 40  # and most of those from the last version's layout

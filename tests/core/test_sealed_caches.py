@@ -347,6 +347,42 @@ def test_a_failing_part_abandons_the_write_and_keeps_the_last_file(tmp_path: Pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["table.pickle"]  # no temporary left
 
 
+def test_a_later_value_is_made_when_written_and_never_when_replaced_first(
+        tmp_path: Path) -> None:
+    """``sealed.Later``: the value is made when the file is written. Written at once, it is
+    made at once; while writes are deferred (``mkdocs serve``), a value dumped again before the
+    flush is never made, and a read of the file makes the value held for it first; a ``make``
+    that fails abandons the write and keeps the last file."""
+    made: list[str] = []
+
+    def later(value: str) -> sealed.Later:
+        return sealed.Later(lambda: made.append(value) or ("packed", value))
+
+    path = tmp_path / "checks.pickle"
+    assert sealed.dump(later("first"), path)
+    assert made == ["first"]
+    assert sealed.load(path) == ("packed", "first")
+    sealed.defer_writes()
+    try:
+        assert sealed.dump(later("second"), path)
+        assert sealed.dump(later("third"), path)  # the next rebuild's replaces it
+        assert made == ["first"]  # neither made yet
+        assert sealed.load(path) == ("packed", "third")  # a read writes what is held first
+        assert made == ["first", "third"]
+        assert sealed.dump(later("fourth"), path)
+    finally:
+        assert sealed.flush() == 1
+    assert made == ["first", "third", "fourth"]  # "second" was never made
+    assert sealed.load(path) == ("packed", "fourth")
+
+    def failing() -> object:
+        raise ValueError("a value that cannot be made")
+
+    assert not sealed.dump(sealed.Later(failing), path)
+    assert sealed.load(path) == ("packed", "fourth")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checks.pickle"]  # no temporary left
+
+
 # -- the key --------------------------------------------------------------------------------------
 
 @pytest.fixture

@@ -156,3 +156,24 @@ def test_an_entrys_memo_key_is_the_same_in_another_process() -> None:
     assert len(here) > 200
     assert there == here
     assert len(set(here)) == len(here)
+
+
+def test_the_options_part_of_memo_keys_is_the_same_in_another_process() -> None:
+    """The options are part of every memo key as a digest of their fields (a string: hashed and
+    compared in C, not the ``Config`` record in Python twice per entry). It must not depend on
+    the process either: computed here and in a new process with another hash seed, for options
+    of every kind; options that differ in any field give another digest."""
+    import subprocess
+    import sys
+
+    options = [Config(), Config(select=("dates", "keys")), Config(ignore=("dates",)),
+               Config(severity=(("missing-field", "error"), ("names", "off"))),
+               Config(per_entry_ignore=(("knuth84", ("dates", "titles")),)),
+               Config(extra_fields=("mendeley-tags",)), Config(strict=True), Config(style="apa")]
+    here = [validation._config_token(c) for c in options]
+    code = ("from refbook.config import Config; import refbook.validate as v; "
+            f"print(' '.join(v._config_token(c) for c in {options!r}))")
+    there = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env={**os.environ, "PYTHONHASHSEED": "12345"}).stdout.split()
+    assert there == here
+    assert len(set(here)) == len(here)

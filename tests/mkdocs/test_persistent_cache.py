@@ -336,31 +336,40 @@ def test_a_cache_dir_inside_docs_dir_is_refused(project: Project) -> None:
     cfg.plugins.on_config(cfg)
 
 
+def _serve_build(project: Project) -> Any:
+    """One build as ``mkdocs serve`` runs it (its configuration, for the next hooks)."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    cfg = load_config(config_file=str(project.root / "mkdocs.yml"))
+    cfg.plugins.on_startup(command="serve", dirty=False)
+    build(cfg)
+    return cfg
+
+
+def _serving(project: Project) -> Any:
+    """``mkdocs serve`` started: its first build, then ``on_serve`` (from then on the cache
+    writes are held until ``on_shutdown``)."""
+
+    class Server:
+        def watch(self, path: str) -> None:
+            pass
+
+    cfg = _serve_build(project)
+    cfg.plugins.on_serve(Server(), config=cfg, builder=None)
+    return cfg
+
+
 def test_serve_writes_the_cache_after_its_first_build_and_when_it_stops(
         project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     """Under ``mkdocs serve`` the first build fills the folder; the rebuilds after edits keep
     their results in memory (no file written: each write pickles and seals a whole memo) and
     the folder gets their latest state once, when serve stops (``on_shutdown``). A new build
     process then starts warm from that state."""
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-
     make(project)
     new_process()
     folder = project.root / ".cache" / "refbook"
-
-    def serve_build() -> Any:
-        cfg = load_config(config_file=str(project.root / "mkdocs.yml"))
-        cfg.plugins.on_startup(command="serve", dirty=False)
-        build(cfg)
-        return cfg
-
-    class Server:
-        def watch(self, path: str) -> None:
-            pass
-
-    cfg = serve_build()
-    cfg.plugins.on_serve(Server(), config=cfg, builder=None)
+    cfg = _serving(project)
     try:
         first = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
         assert any(name.startswith("items-") for name in first)
@@ -368,13 +377,52 @@ def test_serve_writes_the_cache_after_its_first_build_and_when_it_stops(
         bib = project.root / "refs.bib"
         bib.write_text(bib.read_text(encoding="utf-8").replace("year = {2021}", "year = {2022}"),
                        encoding="utf-8")  # and a .bib edit
-        cfg = serve_build()
+        cfg = _serve_build(project)
         assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == first
         edited = site_tree(project.root)
     finally:
         cfg.plugins.on_shutdown()
     assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} != first
     # a new `mkdocs build` process after serve: warm from what serve wrote when it stopped
+    new_process()
+    converted = counted_conversions(monkeypatch)
+    project.build()
+    assert converted == []
+    assert site_tree(project.root) == edited
+
+
+def test_serve_packs_the_checks_for_the_folder_only_when_it_writes_them(
+        project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The diagnostics a build keeps in the folder (the .bib check, the unused entries) are
+    packed when the file is written (``sealed.Later``): under ``mkdocs serve``, which holds its
+    writes until it stops, a rebuild after a .bib edit packs none of them (neither its own, held,
+    nor the last version's, which it does not read back: it knows that file is of other files),
+    and serve's stop packs each file's latest once. A new process then starts warm from it."""
+    make(project)
+    new_process()
+    cfg = _serving(project)
+    packed: list[int] = []
+    real_pack = cachedir.pack_diagnostics
+
+    def pack(diagnostics: Any) -> Any:
+        out = real_pack(diagnostics)
+        packed.append(len(out))
+        return out
+
+    monkeypatch.setattr(cachedir, "pack_diagnostics", pack)
+    bib = project.root / "refs.bib"
+    try:
+        for year in ("2022", "2023"):
+            text = bib.read_text(encoding="utf-8")
+            bib.write_text(text.replace("year = {2021}", f"year = {{{year}}}")
+                           .replace("year = {2022}", f"year = {{{year}}}"), encoding="utf-8")
+            cfg = _serve_build(project)
+            assert "2023" in bib.read_text(encoding="utf-8") or year == "2022"
+        assert packed == []
+        edited = site_tree(project.root)
+    finally:
+        cfg.plugins.on_shutdown()
+    assert len(packed) == 2  # the check and the unused entries, each once, as serve stopped
     new_process()
     converted = counted_conversions(monkeypatch)
     project.build()
