@@ -52,7 +52,7 @@ __all__ = [
 CACHE_DIR_ENV = "REFBOOK_CACHE_DIR"
 
 # Part of every key: a new refbook version or a change of the cached shape starts afresh.
-_FORMAT = f"refbook-bibcache-3/{__version__}"
+_FORMAT = f"refbook-bibcache-4/{__version__}"
 #: the same, public: other caches of parses (``refbook.readers.chunks``) key by it too
 FORMAT = _FORMAT
 

@@ -7,6 +7,8 @@ compared in tests.
 
 from __future__ import annotations
 
+import hashlib
+import marshal
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING
 
@@ -249,11 +251,24 @@ def packed_same_fields(entry: Entry, file: str, triples: Iterable[tuple[str, str
                for (n, v, ln), (name, value, line) in zip(own, mine, strict=True))
 
 
+def entry_digest(key: str, type_: str,
+                 rows: tuple[tuple[str, str, int | tuple[str, int]], ...]) -> bytes:
+    """The validation memo's digest of an entry (``refbook.validate``): its key, type and each
+    field's (name, value, line counted from the entry's line; (file, line) for a field of
+    another file). The pieces of ``refbook.readers.chunks`` keep it in the cache folder, so
+    ``refbook.bibcache.FORMAT`` changes with this function."""
+    # marshal's version 0 (no references, no interning: the same bytes for equal values in
+    # any process) is an unambiguous form of these strings, numbers and tuples, made 2x faster
+    # than their repr (20,000 entries: 130 -> 60 ms)
+    return hashlib.blake2b(marshal.dumps((key, type_, rows), 0), digest_size=16).digest()
+
+
 def packed_entry(file: str, key: str, type_: str, line: int,
-                 triples: tuple[tuple[str, str, int], ...], shift: int = 0) -> Entry:
+                 triples: tuple[tuple[str, str, int], ...], shift: int = 0,
+                 digest: bytes | None = None) -> Entry:
     """``Entry(key, type_, fields_from(file, triples), Location(file, line + shift))``, every
     field line moved by ``shift`` too, with the fields built when first read
-    (:class:`PackedEntry`)."""
+    (:class:`PackedEntry`); ``digest``: its :func:`entry_digest` when known."""
     e = object.__new__(PackedEntry)
     loc = object.__new__(Location)
     _LOC_FILE(loc, file)
@@ -261,7 +276,7 @@ def packed_entry(file: str, key: str, type_: str, line: int,
     _ENTRY_KEY(e, key)
     _ENTRY_TYPE(e, type_)
     _ENTRY_LOCATION(e, loc)
-    _ENTRY_DIGEST(e, None)
+    _ENTRY_DIGEST(e, digest)
     _PACKED(e, (file, shift, triples))
     return e
 

@@ -11,7 +11,7 @@ import difflib
 import re
 import unicodedata
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from refbook.diagnostics import Code, Diagnostic
 from refbook.latex import to_text
@@ -140,27 +140,50 @@ def _case_keys(bib: Bibliography) -> Iterator[Diagnostic]:
                      "work")
 
 
+#: the order in which an entry's signals are grouped (a group's rank among those of one entry)
+_KINDS = {"doi": 0, "arxiv": 1, "title+author": 2, "title+year": 3}
+
+
+def _grouped(firsts: dict[Any, Entry], groups: dict[Any, list[Entry]], signal: Any,
+             entry: Entry) -> None:
+    """Add ``entry`` to the group of ``signal``: only a group of two or more entries is a list
+    (a 20,000-entry file has ~50,000 groups, nearly all of one entry)."""
+    first = firsts.setdefault(signal, entry)
+    if first is not entry:
+        group = groups.get(signal)
+        if group is None:
+            groups[signal] = [first, entry]
+        else:
+            group.append(entry)
+
+
 def _same_work(bib: Bibliography, sig: Mapping[str, Signals]) -> Iterator[Diagnostic]:
     entries = list(bib)
     order = {e.key: i for i, e in enumerate(entries)}
     # a group's key holds the signals' own strings (a tuple: no new string, and their hashes
     # are kept from the last check under `mkdocs serve`); no regular expression per entry
-    by_signal: dict[tuple[str, ...], list[Entry]] = defaultdict(list)
-    urls: dict[str, list[Entry]] = defaultdict(list)
+    firsts: dict[tuple[str, ...], Entry] = {}
+    groups: dict[tuple[str, ...], list[Entry]] = {}
+    url_firsts: dict[str, Entry] = {}
+    url_groups: dict[str, list[Entry]] = {}
     for e in entries:
         s = sig[e.key]
         if s.doi:
-            by_signal[("doi", s.doi)].append(e)
+            _grouped(firsts, groups, ("doi", s.doi), e)
         if s.arxiv:
-            by_signal[("arxiv", s.arxiv)].append(e)
+            _grouped(firsts, groups, ("arxiv", s.arxiv), e)
         t = s.title
         if len(t) >= 4:
             if s.author:
-                by_signal[("title+author", t, s.author)].append(e)
+                _grouped(firsts, groups, ("title+author", t, s.author), e)
             if len(t) >= 5 and _year(s.year):
-                by_signal[("title+year", t, s.year)].append(e)
+                _grouped(firsts, groups, ("title+year", t, s.year), e)
         if s.url and " " not in s.url:
-            urls[url_key(s.url)].append(e)
+            _grouped(url_firsts, url_groups, url_key(s.url), e)
+    # the groups in the order their first entries made them (the order of each entry's reasons)
+    by_signal = sorted(groups.items(),
+                       key=lambda item: (order[item[1][0].key], _KINDS[item[0][0]]))
+    urls = sorted(url_groups.values(), key=lambda group: order[group[0].key])
 
     # Each later entry of a signal group is linked to the group's first entry (a star, not all
     # pairs: a Zotero export may hold hundreds of entries with one URL).
@@ -175,7 +198,7 @@ def _same_work(bib: Bibliography, sig: Mapping[str, Signals]) -> Iterator[Diagno
             partner[later.key] = first.key
         reasons[later.key].append(why)
 
-    for signal, group in by_signal.items():
+    for signal, group in by_signal:
         kind = signal[0]
         first = group[0]
         for later in group[1:]:
@@ -185,7 +208,7 @@ def _same_work(bib: Bibliography, sig: Mapping[str, Signals]) -> Iterator[Diagno
                 continue
             link(first, later, label[kind].format(signal[1]))
     shared: list[tuple[Entry, Entry]] = []
-    for group in urls.values():
+    for group in urls:
         for later in group[1:]:
             first = group[0]
             if _related(sig[first.key], sig[later.key], first.key, later.key):

@@ -290,38 +290,54 @@ def test_an_edit_keeps_the_entry_objects_of_unchanged_pieces_that_did_not_move(
     assert third.entries == whole.entries
 
 
-def test_a_rebuild_after_an_edit_digests_only_the_entries_it_built_again(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The validation memo's per-entry digest is kept on the entry object: re-checking the
-    file after a one-entry edit in the same process digests only that entry (counted: the
-    digest's hash calls), and reports what a new process reports."""
+@pytest.fixture
+def digests(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Each validation memo digest worked out (``refbook.models.entry_digest``'s hash calls)."""
     import hashlib
     import types
 
-    from refbook import validate
+    from refbook import models
 
-    bibcache.clear_memory_cache()
-    chunks.clear_memory()
-    validate._MEMO.clear()
-    path = tmp_path / "refs.bib"
-    path.write_text(TEXT, encoding="utf-8")
-    validate.validate(read_bibliography([str(path)]))
-    digests: list[int] = []
+    found: list[int] = []
     real = hashlib.blake2b
 
     def counting(*args: object, **kw: object) -> object:
-        digests.append(1)
+        found.append(1)
         return real(*args, **kw)  # type: ignore[arg-type]
 
+    monkeypatch.setattr(models, "hashlib", types.SimpleNamespace(blake2b=counting))
+    return found
+
+
+@pytest.mark.parametrize("new_process", [False, True])
+def test_a_rebuild_after_an_edit_digests_only_the_entries_it_built_again(
+        tmp_path: Path, digests: list[int], new_process: bool) -> None:
+    """The validation memo's per-entry digest is kept on the entry object, and with a cache
+    folder in the file's pieces: re-checking the file after a one-entry edit, in the same
+    process or in a new one that reads the folder, digests only that entry (counted: the
+    digest's hash calls), and reports what a clean read reports."""
+    from refbook import validate
+
+    def fresh() -> None:
+        bibcache.clear_memory_cache()
+        chunks.clear_memory()
+        validate._MEMO.clear()
+
+    fresh()
+    path = tmp_path / "refs.bib"
+    cache = str(tmp_path / "cache") if new_process else None
+    memo = str(tmp_path / "memo") if new_process else None
+    path.write_text(TEXT, encoding="utf-8")
+    validate.validate(read_bibliography([str(path)], cache_dir=cache), memo_dir=memo)
+    assert len(digests) == 50  # one per entry, worked out once
+    if new_process:
+        fresh()
+    digests.clear()
     path.write_text(TEXT.replace("Title 20", "Title {twenty}"), encoding="utf-8")
-    with monkeypatch.context() as m:
-        m.setattr(validate, "hashlib", types.SimpleNamespace(blake2b=counting))
-        edited = read_bibliography([str(path)])
-        found = validate.validate(edited)
+    edited = read_bibliography([str(path)], cache_dir=cache)
+    found = validate.validate(edited, memo_dir=memo)
     assert len(digests) == 1
-    bibcache.clear_memory_cache()
-    chunks.clear_memory()
-    validate._MEMO.clear()
+    fresh()
     assert found == validate.validate(read_bibliography([str(path)]))
 
 
