@@ -45,6 +45,7 @@ from refbook.models import (
     packed_of,
     packed_relative,
     packed_same_fields,
+    piece_digest,
 )
 from refbook.readers.result import ParseResult
 
@@ -102,19 +103,9 @@ def _full(found: Piece | _Placed) -> Piece:
         triples = packed_relative(e, shift)
         if triples is None:
             triples = tuple((f.name, f.value, f.location.line - shift) for f in e.fields)
-        line = e.location.line - shift
-        digest = e._digest
-        if digest is None:  # kept on the entry too: its validation needs it next
-            digest = _digest(e.key, e.type, line, triples)
-            object.__setattr__(e, "_digest", digest)
-        out.append((e.key, e.type, line, triples, digest))
+        # (the digest is kept on the entry too: its validation needs it next)
+        out.append((e.key, e.type, e.location.line - shift, triples, entry_digest(e)))
     return (tuple(out), (), ())
-
-
-def _digest(key: str, type_: str, line: int, triples: tuple[tuple[str, str, int], ...]) -> bytes:
-    """The :func:`~refbook.models.entry_digest` of a piece's entry (its field lines counted from
-    the entry's line)."""
-    return entry_digest(key, type_, tuple((n, v, at - line) for n, v, at in triples))
 
 
 def _value_chars(e: Entry) -> int:
@@ -417,7 +408,7 @@ def _parse_piece(text: str, file: str, macros: Mapping[str, str],
     for e in result.entries:
         triples = tuple((f.name, f.value, f.location.line) for f in e.fields)
         entries.append((e.key, e.type, e.location.line, triples,
-                        _digest(e.key, e.type, e.location.line, triples)))
+                        piece_digest(e.key, e.type, e.location.line, triples)))
     return tuple(entries), result.strings, result.preambles
 
 

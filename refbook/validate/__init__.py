@@ -26,7 +26,7 @@ from refbook.config import Config
 from refbook.diagnostics import Code
 from refbook.gcpause import paused_gc
 from refbook.memo import REWRITE_SHARE, code_stamp, load_memo, save_memo
-from refbook.models import Location, entry_digest, packed_of
+from refbook.models import Location, entry_digest
 from refbook.records import record
 from refbook.validate.report import apply_config
 from refbook.validate.workers import map_entries
@@ -139,31 +139,8 @@ def _config_token(config: Config) -> str:
                            digest_size=16).hexdigest()
 
 
-def _signature(entry: Entry) -> bytes:
-    """A digest of everything the per-entry rules read, field lines relative to the entry
-    (a digest, not the values: the memo of a 20,000-entry file stays small on disk). Kept on
-    the (frozen) entry: a ``mkdocs serve`` rebuild after a one-entry edit has the other
-    entries' objects, and their digests, from the last read."""
-    found = entry._digest
-    if found is not None:
-        return found
-    base = entry.location
-    packed = packed_of(entry)
-    if packed is not None:
-        # an entry from the cache folder whose fields were never read: the same text from its
-        # (name, value, line) triples, every one in the entry's file, without building the
-        # fields (a .bib edit's check of 20,000 entries built 164,000 of them for this digest)
-        # nor the triples at their lines now (line + shift)
-        origin = base.line - packed[1]
-        rows: tuple[tuple[str, str, int | tuple[str, int]], ...] = tuple(
-            (n, v, line - origin) for n, v, line in packed[2])
-    else:
-        rows = tuple((f.name, f.value, f.location.line - base.line
-                      if f.location.file == base.file else (f.location.file, f.location.line))
-                     for f in entry.fields)
-    digest = entry_digest(entry.key, entry.type, rows)
-    object.__setattr__(entry, "_digest", digest)
-    return digest
+#: the memo's key for an entry's content (kept on the entry; in the cache folder's pieces too)
+_signature = entry_digest
 
 
 def _facts(entry: Entry, config: Config) -> _Facts:
